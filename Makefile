@@ -1,0 +1,47 @@
+# Everything runs in .venv, created on first use. `make run` and `make test` are
+# all a fresh machine needs.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+RUN_STAMP := $(VENV)/.run-installed
+DEV_STAMP := $(VENV)/.dev-installed
+
+.PHONY: run test lint typecheck pytest bench openapi clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(RUN_STAMP): pyproject.toml | $(PY)
+	$(PIP) install -e . 2>&1 | grep -v "is ignored" || true
+	$(PY) -c "import service.app"
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(PY)
+	$(PIP) install -e '.[dev]' 2>&1 | grep -v "is ignored" || true
+	$(PY) -c "import service.app, pytest, hypothesis, schemathesis"
+	touch $@ $(RUN_STAMP)
+
+run: $(RUN_STAMP)
+	$(VENV)/bin/tictactoe-service
+
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff check service tests bench examples
+	$(VENV)/bin/ruff format --check service tests bench examples
+
+typecheck: $(DEV_STAMP)
+	$(VENV)/bin/mypy
+
+pytest: $(DEV_STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test: lint typecheck pytest
+
+bench: $(DEV_STAMP)
+	$(PY) bench/engine.py
+
+openapi: $(DEV_STAMP)
+	$(PY) -m service.openapi > openapi/openapi.json
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -1,0 +1,72 @@
+"""The engine: an exact, cached alpha-beta solver for m,n,k-games, as a library.
+
+It imports nothing from FastAPI, pydantic or prometheus_client and reads no
+environment: the HTTP layer in ``service.api`` translates to and from it.
+
+>>> from service.engine import Board, Engine
+>>> Engine().analyze(Board.parse("....X....")).best_moves
+(0, 2, 6, 8)
+"""
+
+from service.engine.analysis import (
+    DEFAULT_CACHE_ENTRIES,
+    DEFAULT_NODE_BUDGET,
+    Analysis,
+    Engine,
+    EngineStats,
+    MoveValue,
+    move_outcome,
+    rank_moves,
+)
+from service.engine.board import Board, Player, Status
+from service.engine.cache import BoundedCache, CacheStats
+from service.engine.choice import Difficulty, Suggestion, suggest
+from service.engine.errors import (
+    BoardCharacterError,
+    BoardError,
+    BoardSizeError,
+    DoubleWinError,
+    GameOverError,
+    IllegalMoveError,
+    IllegalPositionError,
+    InvalidBoardError,
+    MarkCountError,
+    SideToMoveError,
+    UnreachableWinError,
+)
+from service.engine.geometry import Geometry, default_k, geometry
+from service.engine.score import Outcome
+
+__all__ = [
+    "DEFAULT_CACHE_ENTRIES",
+    "DEFAULT_NODE_BUDGET",
+    "Analysis",
+    "Board",
+    "BoardCharacterError",
+    "BoardError",
+    "BoardSizeError",
+    "BoundedCache",
+    "CacheStats",
+    "Difficulty",
+    "DoubleWinError",
+    "Engine",
+    "EngineStats",
+    "GameOverError",
+    "Geometry",
+    "IllegalMoveError",
+    "IllegalPositionError",
+    "InvalidBoardError",
+    "MarkCountError",
+    "MoveValue",
+    "Outcome",
+    "Player",
+    "SideToMoveError",
+    "Status",
+    "Suggestion",
+    "UnreachableWinError",
+    "default_k",
+    "geometry",
+    "move_outcome",
+    "rank_moves",
+    "suggest",
+]

@@ -1,0 +1,59 @@
+"""The score convention, stated once; everything else converts through here.
+
+A score is always from the point of view of the side to move (or, for a move,
+of the player making it):
+
+* a win whose final move is ``n`` plies away, the move being judged counting as
+  ply 1, scores ``cells + 1 - n``;
+* a loss in ``n`` plies scores ``-(cells + 1 - n)``;
+* a draw scores 0.
+
+So faster wins and slower losses score higher, every proven win is at least 1,
+and every proven loss at most -1. Estimates from a search that ran out of
+budget are kept strictly between -1 and 1 (see ``search.py``), so one number
+ranks proven and estimated moves together without ever passing an estimate off
+as a proven result. On 3x3 an immediate win is 9, as in the classic demos:
+
+>>> win_score(cells=9, plies=1), loss_score(cells=9, plies=2)
+(9, -8)
+>>> outcome(9), outcome(-8), outcome(0), plies_to_end(9, cells=9, empties=5)
+(<Outcome.WIN: 'win'>, <Outcome.LOSS: 'loss'>, <Outcome.DRAW: 'draw'>, 1)
+>>> plies_to_end(0, cells=9, empties=5)  # a draw lasts until the board is full
+5
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+Score = int | float
+
+
+class Outcome(Enum):
+    WIN = "win"
+    DRAW = "draw"
+    LOSS = "loss"
+
+
+def win_score(*, cells: int, plies: int) -> int:
+    return cells + 1 - plies
+
+
+def loss_score(*, cells: int, plies: int) -> int:
+    return -(cells + 1 - plies)
+
+
+def outcome(score: int) -> Outcome:
+    """The result a proven score promises the side it belongs to."""
+    if score > 0:
+        return Outcome.WIN
+    if score < 0:
+        return Outcome.LOSS
+    return Outcome.DRAW
+
+
+def plies_to_end(score: int, *, cells: int, empties: int) -> int:
+    """How many plies the game lasts under best play from a proven score."""
+    if score == 0:
+        return empties
+    return cells + 1 - abs(score)
