@@ -41,7 +41,7 @@ bench: $(DEV_STAMP)
 	$(PY) bench/engine.py
 
 openapi: $(DEV_STAMP)
-	$(PY) -m service.openapi > openapi/openapi.json
+	$(PY) -m service.api.openapi > openapi/openapi.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from service.engine import Board, Engine, Status  # noqa: E402
+from service.engine import Board, Engine, Status
 
 
 def demo_minimax(cells: list[str], player: str) -> tuple[int, int]:
@@ -37,7 +34,16 @@ def demo_minimax(cells: list[str], player: str) -> tuple[int, int]:
     return best_score, best_cell
 
 
-_DEMO_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+_DEMO_LINES = (
+    (0, 1, 2),
+    (3, 4, 5),
+    (6, 7, 8),
+    (0, 3, 6),
+    (1, 4, 7),
+    (2, 5, 8),
+    (0, 4, 8),
+    (2, 4, 6),
+)
 
 
 def _demo_value(cells: list[str], player: str, depth: int) -> int:
@@ -90,7 +96,9 @@ def main() -> int:
     figures: dict[str, float | int | bool] = {}
 
     def record(name: str, value: float, unit: str, target: str, ok: bool, key: str) -> None:
-        rows.append((name, f"{value:,.3f} {unit}" if isinstance(value, float) else f"{value}", target, ok))
+        rows.append(
+            (name, f"{value:,.3f} {unit}" if isinstance(value, float) else f"{value}", target, ok)
+        )
         figures[key] = round(value, 6) if isinstance(value, float) else value
 
     # Cold start-up solve of the whole 3x3 game.
@@ -109,7 +117,11 @@ def main() -> int:
     per_position = median_seconds(sweep, repeat=15) / len(positions) * 1e6
     record(
         f"3x3 warm analysis, all {len(positions)} positions",
-        per_position, "us/position", "<= 20 us", per_position <= 20, "warm_3x3_us_per_position",
+        per_position,
+        "us/position",
+        "<= 20 us",
+        per_position <= 20,
+        "warm_3x3_us_per_position",
     )
 
     # The empty 3x3 board: the demo against the engine, warm and cold.
@@ -120,8 +132,14 @@ def main() -> int:
     record("empty 3x3, demo minimax", demo, "s", "reference", True, "demo_empty_3x3_s")
     record("empty 3x3, engine warm", warm * 1e6, "us", "", True, "engine_empty_3x3_warm_us")
     record("empty 3x3, engine cold", cold * 1e3, "ms", "", True, "engine_empty_3x3_cold_ms")
-    record("speed-up warm (demo / engine)", demo / warm, "x", ">= 10,000 x", demo / warm >= 10_000,
-           "speedup_warm")
+    record(
+        "speed-up warm (demo / engine)",
+        demo / warm,
+        "x",
+        ">= 10,000 x",
+        demo / warm >= 10_000,
+        "speedup_warm",
+    )
     record("speed-up cold (demo / engine)", demo / cold, "x", "reported", True, "speedup_cold")
 
     # The same positions side by side: 3x3 positions with 3 or more marks.
@@ -134,8 +152,14 @@ def main() -> int:
         engine_t = median_seconds(lambda b=board: engine.analyze(b), repeat=201)
         ratios.append(demo_t / engine_t)
     ratio = statistics.median(ratios)
-    record(f"median speed-up on {len(sample)} positions", ratio, "x", "reported", True,
-           "speedup_sample_median")
+    record(
+        f"median speed-up on {len(sample)} positions",
+        ratio,
+        "x",
+        "reported",
+        True,
+        "speedup_sample_median",
+    )
 
     # 4x4, every move's exact score, cold and warm; memory after.
     for k in (3, 4):
@@ -149,10 +173,22 @@ def main() -> int:
         cold4 = statistics.median(runs)
         warm4 = median_seconds(lambda e=fresh, b=board: e.analyze(b), repeat=1001)
         assert result.exact
-        record(f"empty 4x4 k={k} exact analysis, cold", cold4, "s", "<= 1 s", cold4 <= 1,
-               f"cold_4x4_k{k}_s")
-        record(f"empty 4x4 k={k} exact analysis, warm", warm4 * 1e3, "ms", "<= 1 ms",
-               warm4 <= 1e-3, f"warm_4x4_k{k}_ms")
+        record(
+            f"empty 4x4 k={k} exact analysis, cold",
+            cold4,
+            "s",
+            "<= 1 s",
+            cold4 <= 1,
+            f"cold_4x4_k{k}_s",
+        )
+        record(
+            f"empty 4x4 k={k} exact analysis, warm",
+            warm4 * 1e3,
+            "ms",
+            "<= 1 ms",
+            warm4 <= 1e-3,
+            f"warm_4x4_k{k}_ms",
+        )
     rss = resident_mb()
     record("resident memory after 4x4", rss, "MB", "<= 150 MB", rss <= 150, "rss_after_4x4_mb")
 
@@ -162,10 +198,17 @@ def main() -> int:
     estimate = five.analyze(Board.parse("." * 25, k=4))
     elapsed = time.perf_counter() - started
     ok = not estimate.exact and estimate.depth >= 1
-    record("5x5 k=4 empty, default budget", elapsed, "s", "answered, not exact", ok,
-           "five_by_five_k4_s")
-    record("5x5 k=4 depth reached", estimate.depth, "plies", "reported", True,
-           "five_by_five_k4_depth")
+    record(
+        "5x5 k=4 empty, default budget",
+        elapsed,
+        "s",
+        "answered, not exact",
+        ok,
+        "five_by_five_k4_s",
+    )
+    record(
+        "5x5 k=4 depth reached", estimate.depth, "plies", "reported", True, "five_by_five_k4_depth"
+    )
     figures["five_by_five_k4_exact"] = estimate.exact
     figures["five_by_five_k4_nodes"] = estimate.nodes
 

@@ -1,24 +1,48 @@
-"""``python -m service`` / ``tictactoe-service``: serve the app with uvicorn."""
+"""``python -m service`` / ``tictactoe-service``: serve the app with uvicorn.
+
+One process (no workers: see ``service/api/metrics.py``), uvloop and httptools
+when installed (uvicorn's ``auto``), and a graceful shutdown: on SIGTERM
+``/readyz`` turns 503 at once, the listening socket closes, requests in flight
+are answered, and the process exits within ``TTT_GRACEFUL_TIMEOUT_SECONDS``.
+"""
 
 from __future__ import annotations
 
+import types
+
 import uvicorn
+from fastapi import FastAPI
 
 from service.app import create_app
 from service.settings import Settings
 
 
+class Server(uvicorn.Server):
+    """Uvicorn's server, telling the app the moment shutdown begins."""
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
+        super().__init__(config)
+        self.service_app = app
+
+    def handle_exit(self, sig: int, frame: types.FrameType | None) -> None:
+        self.service_app.state.stopping = True
+        super().handle_exit(sig, frame)
+
+
 def main() -> None:
     settings = Settings()
-    print(f"tictactoe-service listening on http://{settings.host}:{settings.port}/", flush=True)
-    uvicorn.run(
-        create_app(settings),
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
         timeout_graceful_shutdown=settings.graceful_timeout_seconds,
         server_header=False,
+        access_log=False,  # the app writes one JSON line per request
     )
+    print(f"tictactoe-service on http://{settings.host}:{settings.port}/", flush=True)
+    Server(config, app).run()
 
 
 if __name__ == "__main__":

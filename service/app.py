@@ -1,16 +1,39 @@
-"""The HTTP application: wiring of settings, engine and routes.
+"""The application: wiring of settings, engine, routes and middleware.
 
 ``create_app(settings)`` builds an app; the module attribute ``app`` (built on
 first access, from the environment) is what ``uvicorn service.app:app`` serves.
+Middleware, outermost first: request observation (id, access log, metrics),
+CORS, body guards.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
 
 from service import __version__
+from service.api import routes, system
+from service.api.guards import BodyGuard
+from service.api.metrics import Metrics
+from service.api.observe import RequestObserver, configure_access_log
+from service.api.openapi import install_openapi
+from service.api.problems import install_problem_handlers
+from service.api.solver import Solver
 from service.engine import Engine
 from service.settings import Settings
+
+DESCRIPTION = """Exact move suggestions for tic-tac-toe and m,n,k-games (3x3 to 7x7, k in a row).
+
+Scores are from the point of view of the side to move: a win whose final move is n plies
+away scores cells + 1 - n, a loss the negative, a draw 0; estimates lie strictly between
+-1 and 1 and come with `exact: false`. Errors are RFC 9457 problems."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -20,15 +43,68 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cache_entries=settings.cache_entries,
         answer_entries=settings.answer_entries,
     )
-    app = FastAPI(title="tictactoe-service", version=__version__)
-    app.state.settings = settings
-    app.state.engine = engine
+    metrics = Metrics(engine)
+    engine.observer = metrics.observe_search
 
-    @app.get("/livez")
-    def livez() -> dict[str, str]:
-        return {"status": "ok"}
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.stopping = False
+        warm_up = None if app.state.ready else asyncio.create_task(_solve_at_start_up(app))
+        yield
+        app.state.stopping = True
+        if warm_up is not None:
+            await warm_up
 
+    app = FastAPI(
+        title="tictactoe-service",
+        version=__version__,
+        description=DESCRIPTION,
+        openapi_url=None,  # served by system.router, as a route with a template label
+        docs_url=None,  # served by system.router from packaged assets, not a CDN
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    state = app.state
+    state.settings = settings
+    state.engine = engine
+    state.solver = Solver(engine, settings.search_threads)
+    state.metrics = metrics
+    state.ready = False
+    state.stopping = False
+    state.observe_move = lambda difficulty: metrics.moves.labels(difficulty).inc()
+    state.observe_batch = metrics.batch_size.observe
+
+    install_problem_handlers(app)
+    app.include_router(routes.router)
+    app.include_router(system.router)
+    app.mount("/static", StaticFiles(directory=system.STATIC_DIR), name="static")
+    install_openapi(app)
+
+    app.add_middleware(
+        BodyGuard,
+        body_limit=settings.body_limit_bytes,
+        batch_body_limit=settings.batch_body_limit_bytes,
+    )
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.cors_origin_list,
+        allow_credentials=False,
+        allow_methods=["GET", "POST"],
+        allow_headers=["Content-Type", "If-None-Match", "X-Request-ID"],
+        expose_headers=["ETag", "X-Request-ID"],
+        max_age=600,
+    )
+    app.add_middleware(RequestObserver, metrics=metrics)
+    configure_access_log(settings.log_level)
     return app
+
+
+async def _solve_at_start_up(app: FastAPI) -> None:
+    engine: Engine = app.state.engine
+    started = time.perf_counter()
+    await anyio.to_thread.run_sync(engine.solve_game)
+    app.state.metrics.startup_solve.set(time.perf_counter() - started)
+    app.state.ready = True
 
 
 _default_app: FastAPI | None = None

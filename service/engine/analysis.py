@@ -166,10 +166,18 @@ class Engine:
     def analyze(self, board: Board, *, node_budget: int | None = None) -> Analysis:
         """Score every legal move of ``board``. Raises GameOverError on a finished game."""
         board.check_in_progress()
-        answer_key = (board.rows, board.cols, board.k, board.x, board.o, board.side_to_move)
-        cached = self.answers.get(answer_key)
+        cached = self.cached_analysis(board)
         if cached is not None:
             return cached
+        return self.search(board, node_budget=node_budget)
+
+    def cached_analysis(self, board: Board) -> Analysis | None:
+        """The finished exact analysis of ``board`` if the cache holds it, else None."""
+        return self.answers.get(_answer_key(board))
+
+    def search(self, board: Board, *, node_budget: int | None = None) -> Analysis:
+        """Analyse ``board`` by searching, without consulting the cache of answers."""
+        board.check_in_progress()
         started = time.perf_counter()
         budget = self.node_budget if node_budget is None else node_budget
         result, exhausted = self._search(board, budget)
@@ -181,7 +189,7 @@ class Engine:
         if self.observer is not None:
             self.observer(result.nodes, elapsed, exhausted)
         if result.exact:
-            self.answers.put(answer_key, result)
+            self.answers.put(_answer_key(board), result)
         return result
 
     def _search(self, board: Board, budget: int) -> tuple[Analysis, bool]:
@@ -253,7 +261,7 @@ class Engine:
                     internal = -values[child]
                 moves.append(MoveValue(cell, to_public(internal, marks), True))
             analysis = Analysis(board, rank_moves(moves), True, len(moves))
-            self.answers.put((rows, cols, shape.k, x, o, board.side_to_move), analysis)
+            self.answers.put(_answer_key(board), analysis)
             pos_codes = shape.position_codes(x, o)
             least = min(pos_codes)
             frame = pos_codes.index(least)
@@ -265,6 +273,13 @@ class Engine:
             )
             count += 1
         return count
+
+
+AnswerKey = tuple[int, int, int, int, int, Player]
+
+
+def _answer_key(board: Board) -> AnswerKey:
+    return (board.rows, board.cols, board.k, board.x, board.o, board.side_to_move)
 
 
 def _completes_line(shape: Geometry, mine: int, cell: int) -> bool:

@@ -1,0 +1,127 @@
+"""Translation between the API's fields and the engine: boards in, answers out.
+
+The one place where request fields become a :class:`Board` and where engine
+results become JSON-ready dicts. It decides nothing about the game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.api.models import BoardQuestion, MoveRequest
+from service.engine import Analysis, Board, Difficulty, Status, Suggestion, move_outcome
+from service.engine.geometry import Geometry
+
+# Floats from the heuristic are rounded for the wire; proven scores are ints.
+SCORE_DIGITS = 4
+
+
+def parse_board(question: BoardQuestion) -> Board:
+    return Board.parse(
+        question.board,
+        rows=question.rows,
+        cols=question.cols,
+        k=question.k,
+        player=question.player,
+    )
+
+
+def difficulty_of(request: MoveRequest) -> Difficulty:
+    return Difficulty(request.difficulty)
+
+
+def cell(shape: Geometry, index: int) -> dict[str, int]:
+    row, col = divmod(index, shape.cols)
+    return {"index": index, "row": row, "col": col}
+
+
+def wire_score(score: int | float) -> int | float:
+    return score if isinstance(score, int) else round(score, SCORE_DIGITS)
+
+
+def move_answer(request: MoveRequest, suggestion: Suggestion) -> dict[str, Any]:
+    analysis = suggestion.analysis
+    board = analysis.board
+    shape = board.shape
+    chosen = suggestion.move
+    after = board.play(chosen.cell)
+    outcome = move_outcome(chosen)
+    status_after = after.status
+    winner_after = after.winner
+    return {
+        "move": cell(shape, chosen.cell),
+        "player": board.side_to_move.value,
+        "score": wire_score(chosen.score),
+        "outcome": None if outcome is None else outcome.value,
+        "plies": analysis.move_plies(chosen),
+        "best_moves": [cell(shape, i) for i in analysis.best_moves],
+        "best_score": wire_score(analysis.best_score),
+        "is_best": suggestion.is_best,
+        "exact": analysis.exact,
+        "depth": analysis.depth,
+        "board": board.format(),
+        "board_after": after.format(),
+        "status_after": status_after.value,
+        "winner_after": None if winner_after is None else winner_after.value,
+        "winning_lines_after": [list(line) for line in after.winning_lines],
+        "rows": shape.rows,
+        "cols": shape.cols,
+        "k": shape.k,
+        "difficulty": request.difficulty,
+        "seed": request.seed,
+    }
+
+
+def analysis_answer(analysis: Analysis) -> dict[str, Any]:
+    board = analysis.board
+    shape = board.shape
+    best = analysis.moves[0]
+    outcome = move_outcome(best)
+    return {
+        **_position(board),
+        "score": wire_score(best.score),
+        "outcome": None if outcome is None else outcome.value,
+        "plies": analysis.move_plies(best),
+        "exact": analysis.exact,
+        "depth": analysis.depth,
+        "moves": [
+            {
+                **cell(shape, move.cell),
+                "score": wire_score(move.score),
+                "outcome": None if (o := move_outcome(move)) is None else o.value,
+                "plies": analysis.move_plies(move),
+                "exact": move.exact,
+            }
+            for move in analysis.moves
+        ],
+    }
+
+
+def finished_answer(board: Board) -> dict[str, Any]:
+    """A finished game: the side to move has lost (0 plies away) or it is drawn."""
+    status = board.status
+    cells = board.shape.cells
+    lost = status is Status.WON
+    return {
+        **_position(board),
+        "score": -(cells + 1) if lost else 0,
+        "outcome": "loss" if lost else "draw",
+        "plies": 0,
+        "exact": True,
+        "depth": 0,
+        "moves": [],
+    }
+
+
+def _position(board: Board) -> dict[str, Any]:
+    winner = board.winner
+    return {
+        "board": board.format(),
+        "rows": board.rows,
+        "cols": board.cols,
+        "k": board.k,
+        "status": board.status.value,
+        "winner": None if winner is None else winner.value,
+        "winning_lines": [list(line) for line in board.winning_lines],
+        "player": board.side_to_move.value,
+    }

@@ -1,0 +1,173 @@
+"""Prometheus metrics: what operators watch, in one registry per app.
+
+Owns metric names (base units, ``_total`` on counters, ``tictactoe_`` for the
+service's own), labels and buckets. HTTP metrics are recorded by
+``observe.py``; engine figures are read from :meth:`Engine.stats` at scrape
+time, so the engine stays free of prometheus_client.
+
+One process per container: no multiprocess mode. Running uvicorn with
+``--workers N`` would give each worker its own registry and a scrape would see
+one worker at random, so the service offers no workers option; scale with
+replicas instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.gc_collector import GCCollector
+from prometheus_client.platform_collector import PlatformCollector
+from prometheus_client.process_collector import ProcessCollector
+from prometheus_client.registry import Collector
+
+from service.engine import Engine
+
+# Sub-millisecond resolution for cached answers, up to the long searches.
+HTTP_BUCKETS = (
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+)
+SEARCH_BUCKETS = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+)
+BATCH_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+UNMATCHED_ROUTE = "unmatched"
+
+
+class Metrics:
+    def __init__(self, engine: Engine) -> None:
+        self.registry = registry = CollectorRegistry()
+        ProcessCollector(registry=registry)
+        PlatformCollector(registry=registry)
+        GCCollector(registry=registry)
+        registry.register(_EngineCollector(engine))
+        self.requests = Counter(
+            "http_requests",
+            "HTTP requests answered, by route template and status.",
+            ["method", "route", "status"],
+            registry=registry,
+        )
+        self.duration = Histogram(
+            "http_request_duration_seconds",
+            "Time from request start to last byte sent.",
+            ["method", "route"],
+            buckets=HTTP_BUCKETS,
+            registry=registry,
+        )
+        self.in_flight = Gauge(
+            "http_requests_in_flight", "HTTP requests being answered now.", registry=registry
+        )
+        self.search_duration = Histogram(
+            "tictactoe_search_duration_seconds",
+            "Wall time of searches that ran.",
+            buckets=SEARCH_BUCKETS,
+            registry=registry,
+        )
+        self.moves = Counter(
+            "tictactoe_moves_served",
+            "Moves suggested, by difficulty.",
+            ["difficulty"],
+            registry=registry,
+        )
+        self.batch_size = Histogram(
+            "tictactoe_batch_size",
+            "Move requests per batch.",
+            buckets=BATCH_BUCKETS,
+            registry=registry,
+        )
+        self.startup_solve = Gauge(
+            "tictactoe_startup_solve_seconds",
+            "Time the start-up solve of 3x3 took.",
+            registry=registry,
+        )
+        for level in ("perfect", "hard", "medium", "easy"):
+            self.moves.labels(level)
+
+    def observe_search(self, nodes: int, seconds: float, exhausted: bool) -> None:
+        self.search_duration.observe(seconds)
+
+    def exposition(self) -> tuple[bytes, str]:
+        return generate_latest(self.registry), CONTENT_TYPE_LATEST
+
+
+class _EngineCollector(Collector):
+    """Engine and cache figures, read at scrape time."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def collect(self) -> Iterator[Metric]:
+        stats = self.engine.stats()
+        caches = (("positions", stats.positions), ("answers", stats.answers))
+        families: list[tuple[str, str, str]] = [
+            ("tictactoe_cache_hits", "Cache lookups that found an entry.", "hits"),
+            ("tictactoe_cache_misses", "Cache lookups that found nothing.", "misses"),
+            (
+                "tictactoe_cache_evictions",
+                "Entries dropped to keep the cache bounded.",
+                "evictions",
+            ),
+        ]
+        for name, documentation, field in families:
+            family = CounterMetricFamily(name, documentation, labels=["cache"])
+            for label, cache in caches:
+                family.add_metric([label], getattr(cache, field))
+            yield family
+        entries = GaugeMetricFamily(
+            "tictactoe_cache_entries", "Entries held now.", labels=["cache"]
+        )
+        capacity = GaugeMetricFamily(
+            "tictactoe_cache_capacity_entries", "Entries the cache may hold.", labels=["cache"]
+        )
+        for label, cache in caches:
+            entries.add_metric([label], cache.entries)
+            capacity.add_metric([label], cache.max_entries)
+        yield entries
+        yield capacity
+        yield CounterMetricFamily(
+            "tictactoe_search_nodes", "Positions visited by searches.", value=stats.nodes
+        )
+        yield CounterMetricFamily(
+            "tictactoe_searches", "Searches run (cache misses).", value=stats.searches
+        )
+        yield CounterMetricFamily(
+            "tictactoe_searches_budget_exhausted",
+            "Searches that ran out of node budget and answered with estimates.",
+            value=stats.searches_exhausted,
+        )

@@ -1,0 +1,197 @@
+"""Request and response models of API v1, named by role.
+
+These define the public contract and its OpenAPI schema. Field names are fixed
+by the API issue; add fields, never rename them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.engine.board import MAX_TEXT_LENGTH
+
+# The largest integer JavaScript clients can send exactly (Number.MAX_SAFE_INTEGER).
+MAX_SEED = 2**53 - 1
+Mark = Literal["X", "O"]
+Difficulty = Literal["perfect", "hard", "medium", "easy"]
+OutcomeName = Literal["win", "draw", "loss"]
+StatusName = Literal["in_progress", "won", "drawn"]
+
+BOARD_DESCRIPTION = (
+    "Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for "
+    "empty; optionally '/' between rows. Without '/', the board must be square unless "
+    "rows and cols are given."
+)
+
+
+class BoardQuestion(BaseModel):
+    """The fields every request uses to name a position.
+
+    JSON bodies are validated strictly (``false`` is not a seed, ``"3"`` is not a
+    k); query strings, where every value is text, use the ``*Query`` models.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    board: str = Field(
+        min_length=1,
+        max_length=MAX_TEXT_LENGTH * 2,
+        description=BOARD_DESCRIPTION,
+        examples=["X.O.X...."],
+    )
+    k: int | None = Field(
+        default=None,
+        ge=3,
+        le=7,
+        description="Marks in a row that win; default min(rows, cols, 5).",
+    )
+    rows: int | None = Field(default=None, ge=3, le=7, description="Rows, for unsquare boards.")
+    cols: int | None = Field(default=None, ge=3, le=7, description="Columns, for unsquare boards.")
+    player: Mark | None = Field(
+        default=None,
+        description="The side to move. Needed only when the counts are equal and O started.",
+    )
+
+
+class MoveRequest(BoardQuestion):
+    """Ask for the move to play."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={"examples": [{"board": "X...O....", "difficulty": "perfect"}]},
+    )
+
+    difficulty: Difficulty = Field(
+        default="perfect",
+        description="perfect never blunders; hard, medium and easy play a random legal move "
+        "10%, 25% and 50% of the time.",
+    )
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEED,
+        description="Makes every random choice reproducible. Without it, perfect play returns "
+        "the first best move in cell order and lower levels use fresh randomness.",
+    )
+
+
+class AnalysisRequest(BoardQuestion):
+    """Ask for the value of every legal move."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, json_schema_extra={"examples": [{"board": "X.O/.X./..O"}]}
+    )
+
+
+class MoveQuery(MoveRequest):
+    """``MoveRequest`` read from a query string: numbers arrive as text."""
+
+    model_config = ConfigDict(strict=False)
+
+
+class AnalysisQuery(AnalysisRequest):
+    """``AnalysisRequest`` read from a query string."""
+
+    model_config = ConfigDict(strict=False)
+
+
+class BatchRequest(BaseModel):
+    """Many move requests at once; results come back in the same order."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={
+            "examples": [{"requests": [{"board": "........."}, {"board": "X...O...."}]}]
+        },
+    )
+
+    requests: list[MoveRequest] = Field(
+        min_length=1,
+        description="Up to the configured batch limit (100 by default) move requests.",
+    )
+
+
+class Cell(BaseModel):
+    index: int = Field(description="0-based cell index, row by row.")
+    row: int = Field(description="0-based row.")
+    col: int = Field(description="0-based column.")
+
+
+class MoveAnswer(BaseModel):
+    """The move to play and what the engine knows about it."""
+
+    move: Cell
+    player: Mark = Field(description="The side that plays the move.")
+    score: float = Field(description="The move's score for the player (see the README).")
+    outcome: OutcomeName | None = Field(description="Proven result of the move; null if estimated.")
+    plies: int | None = Field(description="Plies to the end of the game, this move included.")
+    best_moves: list[Cell] = Field(description="Every move of the best score, in cell order.")
+    best_score: float
+    is_best: bool = Field(description="False when a lower difficulty chose a weaker move.")
+    exact: bool = Field(description="True when the scores are proven, not estimated.")
+    depth: int = Field(description="Search depth in plies behind the scores.")
+    board: str = Field(description="The position asked about, in canonical form.")
+    board_after: str = Field(description="The position after the move, in canonical form.")
+    status_after: StatusName
+    winner_after: Mark | None
+    winning_lines_after: list[list[int]]
+    rows: int
+    cols: int
+    k: int
+    difficulty: Difficulty
+    seed: int | None
+
+
+class MoveValue(BaseModel):
+    index: int
+    row: int
+    col: int
+    score: float
+    outcome: OutcomeName | None
+    plies: int | None
+    exact: bool
+
+
+class AnalysisAnswer(BaseModel):
+    """The position's status and every legal move's value, best first."""
+
+    board: str
+    rows: int
+    cols: int
+    k: int
+    status: StatusName
+    winner: Mark | None
+    winning_lines: list[list[int]]
+    player: Mark = Field(description="The side to move.")
+    score: float = Field(description="The best move's score for the side to move.")
+    outcome: OutcomeName | None
+    plies: int | None
+    exact: bool
+    depth: int
+    moves: list[MoveValue]
+
+
+class ProblemDetail(BaseModel):
+    """An RFC 9457 problem; extensions (errors, winner, ...) vary by type."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="A stable URI reference per kind of problem.")
+    title: str
+    status: int
+    detail: str = Field(description="What went wrong and how to fix the request.")
+    instance: str | None = None
+
+
+class BatchAnswer(BaseModel):
+    results: list[MoveAnswer | ProblemDetail] = Field(
+        description="One per request, in order: a move answer or a problem."
+    )
+
+
+class Health(BaseModel):
+    status: Literal["ok", "starting", "stopping"]

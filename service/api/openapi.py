@@ -1,0 +1,66 @@
+"""The OpenAPI document: FastAPI's, corrected to say what the service really sends.
+
+Problems are ``application/problem+json`` (not ``application/json``), the
+framework's default 422 schema is replaced by our problem schema, and every
+operation lists the problems any route can answer with. ``python -m
+service.api.openapi`` prints the document that ``openapi/openapi.json`` holds.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+PROBLEM_REF = {"$ref": "#/components/schemas/ProblemDetail"}
+# Answers any route may give, whatever its own responses: the framework's and ours.
+EVERY_ROUTE = {
+    "404": "No route at this path (only for paths outside the document).",
+    "405": "The method is not allowed here.",
+    "406": "The client does not accept JSON.",
+    "500": "An internal error (logged with the request id).",
+}
+
+
+def build_openapi(app: FastAPI) -> dict[str, Any]:
+    spec = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
+    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    for path_item in spec.get("paths", {}).values():
+        for operation in path_item.values():
+            responses = operation.setdefault("responses", {})
+            for code in ("405", "500"):
+                responses.setdefault(code, {"description": EVERY_ROUTE[code]})
+            for code, response in responses.items():
+                if code.startswith(("4", "5")):
+                    response["content"] = {"application/problem+json": {"schema": PROBLEM_REF}}
+                    if code == "422":
+                        response["description"] = "A problem (RFC 9457)"
+    return spec
+
+
+def install_openapi(app: FastAPI) -> None:
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = build_openapi(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def main() -> None:
+    from service.app import create_app  # noqa: PLC0415 - the app imports this module
+    from service.settings import Settings  # noqa: PLC0415
+
+    json.dump(create_app(Settings()).openapi(), sys.stdout, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

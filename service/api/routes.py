@@ -1,0 +1,179 @@
+"""API v1 routes: move, analysis and batch, over POST bodies and cacheable GETs.
+
+Handlers are a few lines each: validate (pydantic), parse the board, ask the
+:class:`~service.api.solver.Solver`, translate (``answers.py``). Errors are
+raised and become problems in ``problems.py``; nothing here builds one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import Response
+
+from service.api import answers
+from service.api.models import (
+    AnalysisAnswer,
+    AnalysisQuery,
+    AnalysisRequest,
+    BatchAnswer,
+    BatchRequest,
+    MoveAnswer,
+    MoveQuery,
+    MoveRequest,
+    ProblemDetail,
+)
+from service.api.problems import ProblemError, board_problem, problem_body
+from service.api.solver import MoveQuestion, Solver
+from service.engine import BoardError, Difficulty
+
+PROBLEM_CODES = (400, 408, 413, 415, 422)
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ProblemDetail, "description": "A problem (RFC 9457)"} for code in PROBLEM_CODES
+}
+GET_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    304: {"description": "Not modified: the ETag in If-None-Match still matches."},
+    **{code: PROBLEMS[code] for code in (400, 422)},
+}
+
+router = APIRouter(prefix="/v1", tags=["v1"])
+
+
+def solver_of(request: Request) -> Solver:
+    solver: Solver = request.app.state.solver
+    return solver
+
+
+def json_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    return Response(_dumps(body), media_type="application/json", headers=headers)
+
+
+def _dumps(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+async def _move(request: Request, body: MoveRequest) -> tuple[dict[str, Any], bool]:
+    """The move answer and whether it is the same for every equal request."""
+    board = answers.parse_board(body)
+    question = MoveQuestion(board, answers.difficulty_of(body), body.seed)
+    suggestion = await solver_of(request).suggest(question)
+    request.app.state.observe_move(body.difficulty)
+    return answers.move_answer(body, suggestion), suggestion.deterministic and (
+        suggestion.analysis.exact
+    )
+
+
+async def _analysis(request: Request, body: AnalysisRequest) -> tuple[dict[str, Any], bool]:
+    board = answers.parse_board(body)
+    if board.is_game_over():
+        return answers.finished_answer(board), True
+    analysis = await solver_of(request).analyze(board)
+    return answers.analysis_answer(analysis), analysis.exact
+
+
+def cacheable(request: Request, body: dict[str, Any], deterministic: bool) -> Response:
+    """A GET answer with HTTP caching: strong ETag and max-age when deterministic."""
+    payload = _dumps(body)
+    if not deterministic:
+        return Response(
+            payload, media_type="application/json", headers={"cache-control": "no-store"}
+        )
+    etag = '"' + hashlib.blake2b(payload, digest_size=16).hexdigest() + '"'
+    max_age = request.app.state.settings.cache_max_age_seconds
+    headers = {"etag": etag, "cache-control": f"public, max-age={max_age}"}
+    if _matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    return Response(payload, media_type="application/json", headers=headers)
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    candidates = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+    return "*" in candidates or etag in candidates
+
+
+@router.post(
+    "/move",
+    operation_id="postMove",
+    summary="Suggest a move",
+    response_model=MoveAnswer,
+    responses=PROBLEMS,
+)
+async def post_move(request: Request, body: MoveRequest) -> Response:
+    answer, _ = await _move(request, body)
+    return json_response(answer)
+
+
+@router.get(
+    "/move",
+    operation_id="getMove",
+    summary="Suggest a move (cacheable GET)",
+    response_model=MoveAnswer,
+    responses=GET_PROBLEMS,
+)
+async def get_move(request: Request, query: Annotated[MoveQuery, Query()]) -> Response:
+    answer, deterministic = await _move(request, query)
+    return cacheable(request, answer, deterministic)
+
+
+@router.post(
+    "/analysis",
+    operation_id="postAnalysis",
+    summary="Score every legal move",
+    response_model=AnalysisAnswer,
+    responses=PROBLEMS,
+)
+async def post_analysis(request: Request, body: AnalysisRequest) -> Response:
+    answer, _ = await _analysis(request, body)
+    return json_response(answer)
+
+
+@router.get(
+    "/analysis",
+    operation_id="getAnalysis",
+    summary="Score every legal move (cacheable GET)",
+    response_model=AnalysisAnswer,
+    responses=GET_PROBLEMS,
+)
+async def get_analysis(request: Request, query: Annotated[AnalysisQuery, Query()]) -> Response:
+    answer, deterministic = await _analysis(request, query)
+    return cacheable(request, answer, deterministic)
+
+
+@router.post(
+    "/batch",
+    operation_id="postBatch",
+    summary="Suggest moves for many positions",
+    response_model=BatchAnswer,
+    responses=PROBLEMS,
+)
+async def post_batch(request: Request, body: BatchRequest) -> Response:
+    limit = request.app.state.settings.batch_limit
+    if len(body.requests) > limit:
+        raise ProblemError(
+            "batch-too-large",
+            f"a batch holds at most {limit} requests, this one has {len(body.requests)}; split it",
+            errors=[{"pointer": "/requests", "detail": f"at most {limit} items"}],
+        )
+    results: list[dict[str, Any] | None] = [None] * len(body.requests)
+    questions: list[tuple[int, MoveQuestion]] = []
+    for index, item in enumerate(body.requests):
+        try:
+            board = answers.parse_board(item)
+            board.check_in_progress()
+        except BoardError as error:
+            slug, detail, extensions = board_problem(error, pointer=f"/requests/{index}/board")
+            results[index] = problem_body(slug, detail, **extensions)
+            continue
+        questions.append((index, MoveQuestion(board, Difficulty(item.difficulty), item.seed)))
+    suggestions = await solver_of(request).suggest_many([q for _, q in questions])
+    for (index, _), suggestion in zip(questions, suggestions, strict=True):
+        item = body.requests[index]
+        results[index] = answers.move_answer(item, suggestion)
+        request.app.state.observe_move(item.difficulty)
+    request.app.state.observe_batch(len(body.requests))
+    return json_response({"results": results})

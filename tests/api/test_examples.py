@@ -1,0 +1,78 @@
+"""The README's curl examples and examples/bot.py, run against the app."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shlex
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from fastapi.testclient import TestClient
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = re.compile(r"```sh\n(curl [^`]+?)\n```\n+```json\n(.+?)\n```", re.DOTALL)
+
+
+def _bot() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bot", ROOT / "examples" / "bot.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("rows", "k", "levels"),
+    [
+        (3, None, ("perfect", "perfect")),
+        (3, None, ("easy", "perfect")),
+        (4, 3, ("perfect", "hard")),
+    ],
+)
+def test_bot_plays_a_whole_game(
+    client: TestClient, rows: int, k: int | None, levels: tuple[str, str]
+) -> None:
+    last = _bot().play_game(client, rows, rows, k, levels, seed=1, show=False)
+    assert last["status_after"] in ("won", "drawn")
+    if rows == 3 and levels == ("perfect", "perfect"):
+        assert last["status_after"] == "drawn"
+
+
+def _examples() -> list[tuple[str, str]]:
+    return EXAMPLE.findall((ROOT / "README.md").read_text())
+
+
+def test_the_readme_documents_every_endpoint() -> None:
+    commands = " ".join(command for command, _ in _examples())
+    for path in ("/v1/move", "/v1/analysis", "/v1/batch", "/livez", "/readyz"):
+        assert path in commands, path
+    assert "-X GET" in commands or "curl -s 'http" in commands
+
+
+@pytest.mark.parametrize(("command", "answer"), _examples())
+def test_readme_examples_give_their_documented_answers(
+    client: TestClient, command: str, answer: str
+) -> None:
+    words = shlex.split(command.replace("\\\n", " "))
+    method, url, headers, data = "GET", "", {}, None
+    words = words[1:]
+    while words:
+        word = words.pop(0)
+        if word == "-X":
+            method = words.pop(0)
+        elif word == "-H":
+            name, value = words.pop(0).split(":", 1)
+            headers[name.strip()] = value.strip()
+        elif word == "-d":
+            data = words.pop(0)
+            method = "POST" if method == "GET" else method
+        elif word.startswith("http"):
+            url = word
+        elif word not in ("-s", "-i"):
+            raise AssertionError(f"unexpected curl word {word!r}")
+    path = url.split("8000", 1)[1]
+    response = client.request(method, path, headers=headers, content=data)
+    assert response.json() == json.loads(answer)

@@ -1,0 +1,157 @@
+"""Bad requests: each gets its RFC 9457 problem, never a 500."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+JSON = {"content-type": "application/json"}
+Case = tuple[str, str, dict[str, str], Any, int, str]
+
+BAD_REQUESTS: list[Case] = [
+    # method, path, headers, body (dict: JSON; bytes: raw; str: query string), status, type
+    ("POST", "/v1/move", JSON, {"board": "X.O"}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"board": "X.Z......"}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"board": "." * 10}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"board": "XO./..."}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "k": 4}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"board": "." * 12, "rows": 5}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"board": "." * 100}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"board": "XX......."}, 422, "illegal-position"),
+    ("POST", "/v1/move", JSON, {"board": "X........", "player": "X"}, 422, "illegal-position"),
+    ("POST", "/v1/move", JSON, {"board": "XXXOOO..X"}, 422, "illegal-position"),
+    ("POST", "/v1/move", JSON, {"board": "XXXXOOOO."}, 422, "illegal-position"),
+    ("POST", "/v1/move", JSON, {"board": "XXXOO...."}, 422, "game-over"),
+    ("POST", "/v1/move", JSON, {"board": "XXOOOXXOX"}, 422, "game-over"),
+    ("POST", "/v1/move", JSON, {}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": 7}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ""}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": "." * 200}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "k": 2}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "k": 10**40}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "rows": "three"}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "player": "Z"}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "difficulty": "godlike"}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "seed": -1}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "seed": 2**64}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "dificulty": "easy"}, 422, "validation"),
+    ("POST", "/v1/move", JSON, [1, 2], 422, "validation"),
+    ("POST", "/v1/move", JSON, b"{bad json", 400, "malformed-json"),
+    ("POST", "/v1/move", JSON, b"\xff\xfe\x00", 400, "malformed-json"),
+    ("POST", "/v1/move", JSON, b"[" * 5000, 400, "malformed-json"),
+    (
+        "POST",
+        "/v1/move",
+        {"content-type": "text/plain"},
+        b'{"board": "........."}',
+        415,
+        "unsupported-media-type",
+    ),
+    ("POST", "/v1/move", {}, b'{"board": "........."}', 415, "unsupported-media-type"),
+    ("POST", "/v1/move", JSON, {"board": "." * 9, "pad": "x" * 20_000}, 413, "body-too-large"),
+    ("POST", "/v1/analysis", JSON, {"board": "OOO......"}, 422, "illegal-position"),
+    ("POST", "/v1/analysis", JSON, {"board": ".........", "seed": 1}, 422, "validation"),
+    ("POST", "/v1/batch", JSON, {"requests": []}, 422, "validation"),
+    ("POST", "/v1/batch", JSON, {"requests": [{"board": 1}]}, 422, "validation"),
+    ("POST", "/v1/batch", JSON, {"requests": [{"board": "."}] * 6}, 422, "batch-too-large"),
+    ("POST", "/v1/batch", JSON, {"board": "........."}, 422, "validation"),
+    ("GET", "/v1/move", {}, "", 422, "validation"),
+    ("GET", "/v1/move", {}, "board=XX.......", 422, "illegal-position"),
+    ("GET", "/v1/move", {}, "board=.........&k=abc", 422, "validation"),
+    ("GET", "/v1/move", {}, "board=.........&extra=1", 422, "validation"),
+    ("GET", "/v1/analysis", {}, "board=" + "." * 5000, 422, "validation"),
+    ("GET", "/v1/nothing", {}, "", 404, "not-found"),
+    ("DELETE", "/v1/move", {}, "", 405, "method-not-allowed"),
+    ("PUT", "/v1/analysis", JSON, {"board": "........."}, 405, "method-not-allowed"),
+    ("GET", "/problems/nonsense", {}, "", 422, "validation"),
+    ("GET", "/static/nope.js", {}, "", 404, "not-found"),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "body", "status", "kind"),
+    BAD_REQUESTS,
+    ids=[f"{m} {p} {s} {k} #{i}" for i, (m, p, _, _, s, k) in enumerate(BAD_REQUESTS)],
+)
+def test_bad_request_gets_its_problem(
+    client: TestClient,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: Any,
+    status: int,
+    kind: str,
+) -> None:
+    if isinstance(body, str):
+        response = client.request(method, f"{path}?{body}" if body else path, headers=headers)
+    else:
+        content = body if isinstance(body, bytes) else json.dumps(body).encode()
+        response = client.request(method, path, content=content, headers=headers)
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()
+    assert problem["type"] == f"/problems/{kind}"
+    assert problem["status"] == status
+    assert problem["title"] and len(problem["detail"]) > 10
+    assert "Traceback" not in response.text and "service." not in problem["detail"]
+    if kind == "validation" and method == "POST":
+        assert problem["errors"] and all("pointer" in e for e in problem["errors"])
+
+
+def test_the_table_is_long_enough() -> None:
+    assert len(BAD_REQUESTS) >= 30
+
+
+def test_pointers_name_every_offending_field(client: TestClient) -> None:
+    problem = client.post("/v1/move", json={"board": 3, "k": 99, "seed": -4}).json()
+    assert {e["pointer"] for e in problem["errors"]} == {"/board", "/k", "/seed"}
+    assert client.get("/v1/move?k=99").json()["errors"][0]["parameter"] in ("board", "k")
+
+
+def test_game_over_problem_carries_winner_and_lines(client: TestClient) -> None:
+    problem = client.post("/v1/move", json={"board": "XOOXX.X.O", "player": "O"}).json()
+    assert problem["type"] == "/problems/game-over"
+    assert problem["winner"] == "X" and problem["winning_lines"] == [[0, 3, 6]]
+
+
+def test_body_limit_answers_before_reading_a_streamed_body(client: TestClient) -> None:
+    def chunks() -> Any:
+        yield b'{"board": "'
+        for _ in range(100):
+            yield b"." * 1024
+        yield b'"}'
+
+    response = client.post("/v1/move", content=chunks(), headers=JSON)
+    assert response.status_code == 413
+    assert response.json()["type"] == "/problems/body-too-large"
+
+
+def test_batch_has_a_larger_body_limit(client: TestClient) -> None:
+    body = {"requests": [{"board": "........."}] * 5, "pad": "x" * 20_000}
+    response = client.post("/v1/batch", content=json.dumps(body).encode(), headers=JSON)
+    assert response.json()["type"] == "/problems/validation"  # read, then refused on content
+    big = json.dumps({"requests": [{"board": "." * 9}], "pad": "x" * 300_000}).encode()
+    assert client.post("/v1/batch", content=big, headers=JSON).status_code == 413
+
+
+def test_internal_errors_are_generic_problems(client: TestClient) -> None:
+    solver = client.app.state.solver  # type: ignore[attr-defined]
+    original = solver.suggest
+
+    async def broken(question: Any) -> Any:
+        raise RuntimeError("secret internal detail")
+
+    solver.suggest = broken
+    try:
+        response = client.post(
+            "/v1/move", json={"board": "........."}, headers={"x-request-id": "trace-me"}
+        )
+    finally:
+        solver.suggest = original
+    assert response.status_code == 500
+    problem = response.json()
+    assert problem["type"] == "/problems/internal" and problem["request_id"] == "trace-me"
+    assert "secret" not in response.text and "RuntimeError" not in response.text
