@@ -7,7 +7,7 @@
 # Base image: pinned by tag (python:3.11-slim-bookworm), not by digest, so that
 # rebuilds pick up Debian and CPython security patches within 3.11/bookworm.
 # Deployments pin what they run by the digest of *our* pushed image (see
-# docs/deploy-notes.md), which gives reproducible rollouts without freezing the
+# docs/operations.md), which gives reproducible rollouts without freezing the
 # base. Both stages use the same tag so the wheels match the runtime's CPython.
 #
 # tests/test_deploy.py reads this file: it lints it (hadolint, checkov) and

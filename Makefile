@@ -7,7 +7,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test lint typecheck pytest bench openapi clean
+.PHONY: run test lint typecheck pytest bench openapi readme clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,9 @@ bench: $(DEV_STAMP)
 
 openapi: $(DEV_STAMP)
 	$(PY) -m service.api.openapi > openapi/openapi.json
+
+readme: $(DEV_STAMP)
+	$(PY) -m tests.api.test_examples
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -45,7 +45,7 @@ CHECKOV = REPO / ".venv-checkov" / "bin" / "checkov"
 # that upstream maintains as of 2026-11. The docs name the same list
 # (test_docs_name_the_validated_kubernetes_versions).
 VALIDATED_KUBERNETES_VERSIONS = ("1.35", "1.36", "1.37")
-DOCS_NAMING_VERSIONS = REPO / "docs" / "deploy-notes.md"
+DOCS_NAMING_VERSIONS = REPO / "docs" / "operations.md"
 
 # Every setting the service reads from the environment (pydantic-settings,
 # prefix TTT_, extra="ignore"): a ConfigMap key outside this set would be

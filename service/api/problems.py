@@ -176,8 +176,11 @@ def problem_response(
     )
 
 
-def board_problem(error: BoardError, pointer: str = "/board") -> tuple[str, str, dict[str, Any]]:
-    """The problem a board error becomes: (slug, detail, extensions). One mapping."""
+def board_problem(error: BoardError, prefix: str = "") -> tuple[str, str, dict[str, Any]]:
+    """The problem a board error becomes: (slug, detail, extensions). The one mapping.
+
+    ``prefix`` locates the request in a larger body (``/requests/3`` in a batch).
+    """
     detail = str(error)
     if isinstance(error, GameOverError):
         return (
@@ -188,9 +191,11 @@ def board_problem(error: BoardError, pointer: str = "/board") -> tuple[str, str,
                 "winning_lines": [list(line) for line in error.lines],
             },
         )
+    extensions: dict[str, Any] = {
+        "errors": [{"pointer": f"{prefix}/{error.field}", "detail": detail}]
+    }
     if isinstance(error, IllegalPositionError):
-        return "illegal-position", detail, {"errors": [{"pointer": pointer, "detail": detail}]}
-    extensions: dict[str, Any] = {"errors": [{"pointer": pointer, "detail": detail}]}
+        return "illegal-position", detail, extensions
     if isinstance(error, BoardCharacterError):
         extensions["cell"] = error.cell
     # InvalidBoardError, and IllegalMoveError should a caller pass one.

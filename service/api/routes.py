@@ -166,7 +166,7 @@ async def post_batch(request: Request, body: BatchRequest) -> Response:
             board = answers.parse_board(item)
             board.check_in_progress()
         except BoardError as error:
-            slug, detail, extensions = board_problem(error, pointer=f"/requests/{index}/board")
+            slug, detail, extensions = board_problem(error, prefix=f"/requests/{index}")
             results[index] = problem_body(slug, detail, **extensions)
             continue
         questions.append((index, MoveQuestion(board, Difficulty(item.difficulty), item.seed)))

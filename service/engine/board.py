@@ -106,7 +106,9 @@ class Board:
         side = _parse_player(player)
         found_rows, found_cols, cells = _read_cells(text, rows, cols)
         shape_k = default_k(found_rows, found_cols) if k is None else k
-        check_shape(found_rows, found_cols, shape_k)
+        check_shape(
+            found_rows, found_cols, shape_k, sides_given=rows is not None or cols is not None
+        )
         shape = geometry(found_rows, found_cols, shape_k)
         x = o = 0
         for index, mark in enumerate(cells):
@@ -227,14 +229,14 @@ class Board:
             winner = self.winner
             assert winner is not None
             raise GameOverError(
-                f"the game is over: {winner.value} has won on "
-                f"{_describe_lines(self.lines_of(winner))}; there is no move to suggest",
+                f"{winner.value} has won on {_describe_lines(self.lines_of(winner))}; "
+                "there is no move to suggest",
                 winner=winner.value,
                 lines=self.lines_of(winner),
             )
         if status is Status.DRAWN:
             raise GameOverError(
-                "the game is over: the board is full and drawn; there is no move to suggest",
+                "the board is full and the game is drawn; there is no move to suggest",
                 winner=None,
                 lines=(),
             )
@@ -356,17 +358,21 @@ def _side_to_move(x_count: int, o_count: int, stated: Player | None) -> Player:
         expected = Player.X
     else:
         raise MarkCountError(
-            f"X has {x_count} marks and O has {o_count}: with alternating moves the "
+            f"X has {_marks(x_count)} and O has {_marks(o_count)}: with alternating moves the "
             "counts are equal or differ by one",
             x_count=x_count,
             o_count=o_count,
         )
     if stated is not None and stated is not expected:
         raise SideToMoveError(
-            f"player {stated.value} cannot be to move: X has {x_count} marks and O has "
-            f"{o_count}, so it is {expected.value}'s turn"
+            f"player {stated.value} cannot be to move: X has {_marks(x_count)} and O has "
+            f"{_marks(o_count)}, so it is {expected.value}'s turn"
         )
     return expected
+
+
+def _marks(count: int) -> str:
+    return f"{count} mark" if count == 1 else f"{count} marks"
 
 
 def _describe_lines(lines: tuple[tuple[int, ...], ...]) -> str:

@@ -15,7 +15,18 @@ from __future__ import annotations
 
 
 class BoardError(ValueError):
-    """Base class of every error the engine raises for a client's input."""
+    """Base class of every error the engine raises for a client's input.
+
+    ``field`` names the input at fault: ``board`` unless it is ``k``, ``rows``,
+    ``cols`` or ``player``, so that callers can point at it.
+    """
+
+    field = "board"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        if field is not None:
+            self.field = field
 
 
 class InvalidBoardError(BoardError):
@@ -50,6 +61,8 @@ class MarkCountError(IllegalPositionError):
 
 class SideToMoveError(IllegalPositionError):
     """The stated side to move contradicts the mark counts."""
+
+    field = "player"
 
 
 class DoubleWinError(IllegalPositionError):

@@ -47,16 +47,24 @@ def default_k(rows: int, cols: int) -> int:
     return min(rows, cols, DEFAULT_MAX_K)
 
 
-def check_shape(rows: int, cols: int, k: int) -> None:
-    """Raise :class:`BoardSizeError` unless the shape is one the engine plays."""
+def check_shape(rows: int, cols: int, k: int, *, sides_given: bool = True) -> None:
+    """Raise :class:`BoardSizeError` unless the shape is one the engine plays.
+
+    ``sides_given`` says whether rows and cols were stated by the caller (the
+    error then names them) or read from the board text (it names the board).
+    """
     for name, side in (("rows", rows), ("cols", cols)):
         if not MIN_SIDE <= side <= MAX_SIDE:
-            raise BoardSizeError(f"{name} must be between {MIN_SIDE} and {MAX_SIDE}, got {side}")
+            raise BoardSizeError(
+                f"{name} must be between {MIN_SIDE} and {MAX_SIDE}, got {side}",
+                field=name if sides_given else "board",
+            )
     longest = max(rows, cols)
     if not MIN_K <= k <= longest:
         raise BoardSizeError(
             f"k must be between {MIN_K} and {longest} (the longer side) on a "
-            f"{rows}x{cols} board, got {k}"
+            f"{rows}x{cols} board, got {k}",
+            field="k",
         )
 
 

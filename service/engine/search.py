@@ -26,9 +26,10 @@ request asked before changes what a later request is told. Estimates from
 :meth:`Search.estimate` live in a per-search dict that dies with the search.
 
 Heuristic, for positions the budget cannot solve: every line still open for
-only one side counts ``4 ** marks`` for that side; the difference (side to move
-minus opponent) is squashed by ``0.9 * d / (|d| + lines)`` into ``(-0.9, 0.9)``,
-strictly inside the range no proven win or loss can take.
+only one side counts ``4 ** marks`` for that side, doubled for the side to move
+(its next mark is coming); the difference (side to move minus opponent) is
+squashed by ``0.9 * d / (|d| + lines)`` into ``(-0.9, 0.9)``, strictly inside
+the range no proven win or loss can take.
 """
 
 from __future__ import annotations
@@ -385,12 +386,14 @@ class Search:
         """The documented estimate (module docstring), in (-0.9, 0.9)."""
         lines = self._lines
         diff = 0
-        for open_set, marks, sign in ((my_open, me, 1), (opp_open, opp, -1)):
+        # The side to move is worth half a mark more on each of its lines (its
+        # next move is coming), which damps the odd/even swing of the horizon.
+        for open_set, marks, weight in ((my_open, me, 2), (opp_open, opp, -1)):
             remaining = open_set
             while remaining:
                 low_bit = remaining & -remaining
                 remaining ^= low_bit
-                diff += sign * 4 ** (marks & lines[low_bit.bit_length() - 1]).bit_count()
+                diff += weight * 4 ** (marks & lines[low_bit.bit_length() - 1]).bit_count()
         return 0.9 * diff / (abs(diff) + len(lines))
 
     # -- stepping from a Position -------------------------------------------

@@ -56,6 +56,11 @@ def test_the_readme_documents_every_endpoint() -> None:
 def test_readme_examples_give_their_documented_answers(
     client: TestClient, command: str, answer: str
 ) -> None:
+    assert replay(client, command) == json.loads(answer)
+
+
+def replay(client: TestClient, command: str) -> object:
+    """Send what a README curl command sends; return the JSON answer."""
     words = shlex.split(command.replace("\\\n", " "))
     method, url, headers, data = "GET", "", {}, None
     words = words[1:]
@@ -74,5 +79,35 @@ def test_readme_examples_give_their_documented_answers(
         elif word not in ("-s", "-i"):
             raise AssertionError(f"unexpected curl word {word!r}")
     path = url.split("8000", 1)[1]
-    response = client.request(method, path, headers=headers, content=data)
-    assert response.json() == json.loads(answer)
+    return client.request(method, path, headers=headers, content=data).json()
+
+
+def _layout(value: object, indent: int = 0) -> str:
+    """JSON as the README shows it: short values on one line, long ones broken."""
+    pad = "  " * (indent + 1)
+    if isinstance(value, dict) and len(json.dumps(value)) > 90:
+        items = [f"{pad}{json.dumps(k)}: {_layout(v, indent + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
+    if isinstance(value, list) and len(json.dumps(value)) > 80:
+        items = [pad + _layout(v, indent + 1) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + "  " * indent + "]"
+    return json.dumps(value)
+
+
+def rewrite_readme() -> None:
+    """``make readme``: replace every example's answer with what the app answers now."""
+    from service.app import create_app  # noqa: PLC0415
+    from service.settings import Settings  # noqa: PLC0415
+
+    readme = ROOT / "README.md"
+    with TestClient(create_app(Settings())) as client:
+
+        def fresh(match: re.Match[str]) -> str:
+            answer = _layout(replay(client, match.group(1)))
+            return f"```sh\n{match.group(1)}\n```\n\n```json\n{answer}\n```"
+
+        readme.write_text(EXAMPLE.sub(fresh, readme.read_text()))
+
+
+if __name__ == "__main__":
+    rewrite_readme()

@@ -1,0 +1,100 @@
+"""Health, graceful shutdown and access logs, on the real server (uvicorn)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from service.__main__ import Server
+from service.app import create_app
+from service.settings import Settings
+from tests.server import running_server
+
+pytestmark = pytest.mark.server
+
+
+def test_readyz_waits_for_the_start_up_solve_and_turns_503_when_shutdown_begins() -> None:
+    app = create_app(Settings())
+    with TestClient(app) as client:
+        assert client.get("/livez").status_code == 200
+        deadline = time.monotonic() + 10
+        while client.get("/readyz").status_code != 200:
+            assert time.monotonic() < deadline, "never became ready"
+            time.sleep(0.01)
+        assert app.state.engine.stats().answers.entries >= 4520
+        Server(uvicorn.Config(app), app).handle_exit(signal.SIGTERM, None)
+        response = client.get("/readyz")
+        assert response.status_code == 503
+        assert response.json()["type"] == "/problems/service-unavailable"
+        assert client.get("/livez").status_code == 200
+
+
+def test_sigterm_drains_requests_in_flight(tmp_path: Path) -> None:
+    """Slow searches in flight when SIGTERM arrives all get their answers."""
+    settings = {
+        "TTT_NODE_BUDGET": "60000",
+        "TTT_SEARCH_THREADS": "2",
+        "TTT_GRACEFUL_TIMEOUT_SECONDS": "20",
+    }
+    boards = [
+        "X" + "." * 47 + "O",
+        ".X" + "." * 46 + "O",
+        "..X" + "." * 45 + "O",
+        "O" + "." * 47 + "X",
+        "...X" + "." * 44 + "O",
+        "....X" + "." * 43 + "O",
+    ]
+    results: list[int | str] = []
+    finished: list[float] = []
+    with running_server(tmp_path, **settings) as server:
+
+        def ask(board: str) -> None:
+            try:
+                answer = httpx.post(server.url + "/v1/analysis", json={"board": board}, timeout=60)
+                results.append(answer.status_code)
+                finished.append(time.monotonic())
+            except httpx.HTTPError as error:
+                results.append(repr(error))
+
+        threads = [threading.Thread(target=ask, args=(b,)) for b in boards]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)  # all six are in flight: two searching, four queued
+        started = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        for thread in threads:
+            thread.join(timeout=60)
+        server.process.wait(timeout=30)
+        drained = time.monotonic() - started
+        with pytest.raises(httpx.TransportError):
+            httpx.get(server.url + "/livez", timeout=2)
+    assert results == [200] * len(boards), server.output()
+    assert drained < 20
+    assert max(finished) > started + 0.5, "no request was still running at SIGTERM"
+    assert server.process.returncode in (0, -signal.SIGTERM)
+
+
+def test_access_log_is_one_json_line_per_request(tmp_path: Path) -> None:
+    with running_server(tmp_path) as server:
+        httpx.get(server.url + "/livez", headers={"x-request-id": "probe-1"})
+        httpx.post(server.url + "/v1/move", json={"board": "XX......."})
+        echoed = httpx.get(server.url + "/nope").headers["x-request-id"]
+        time.sleep(0.2)
+        lines = [json.loads(line) for line in server.output().splitlines() if line.startswith("{")]
+    by_id = {line["request_id"]: line for line in lines}
+    assert by_id["probe-1"]["route"] == "/livez" and by_id["probe-1"]["status"] == 200
+    assert by_id[echoed]["route"] == "unmatched" and by_id[echoed]["status"] == 404
+    refused = [line for line in lines if line["route"] == "/v1/move"]
+    assert refused and refused[0]["status"] == 422 and refused[0]["method"] == "POST"
+    assert all(
+        set(line) == {"ts", "method", "route", "status", "duration_ms", "request_id"}
+        for line in lines
+    )

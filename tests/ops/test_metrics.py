@@ -1,0 +1,111 @@
+"""GET /metrics: Prometheus text that promtool accepts, with bounded labels."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def promtool() -> str:
+    local = ROOT / ".tools" / "bin" / "promtool"
+    found = str(local) if local.exists() else shutil.which("promtool")
+    if found is None:
+        pytest.fail("promtool is missing: run `bash .ci/install-promtool.sh`")
+    return found
+
+
+@pytest.fixture(scope="module")
+def scrape(client: TestClient) -> str:
+    client.post("/v1/move", json={"board": "X...O...."})
+    client.post("/v1/move", json={"board": "X...O....", "difficulty": "easy", "seed": 1})
+    client.post("/v1/analysis", json={"board": "." * 25, "k": 4})
+    client.post("/v1/batch", json={"requests": [{"board": "........."}] * 3})
+    for junk in ("/nope", "/wp-admin", "/a/b/c", "/v1/move/extra"):
+        client.get(junk)
+    client.request("BREW", "/v1/move")
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    return response.text
+
+
+def test_promtool_accepts_the_exposition(scrape: str) -> None:
+    result = subprocess.run(
+        [promtool(), "check", "metrics"],
+        input=scrape.encode(),
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "http_requests_total",
+        "http_request_duration_seconds_bucket",
+        "http_requests_in_flight",
+        "tictactoe_cache_hits_total",
+        "tictactoe_cache_misses_total",
+        "tictactoe_cache_entries",
+        "tictactoe_cache_evictions_total",
+        "tictactoe_search_nodes_total",
+        "tictactoe_search_duration_seconds_bucket",
+        "tictactoe_searches_budget_exhausted_total",
+        "tictactoe_moves_served_total",
+        "tictactoe_batch_size_bucket",
+        "tictactoe_startup_solve_seconds",
+        "process_resident_memory_bytes",
+        "python_info",
+        "python_gc_collections_total",
+    ],
+)
+def test_metric_is_exposed(scrape: str, name: str) -> None:
+    assert re.search(rf"^{name}(\{{| )", scrape, re.MULTILINE), name
+
+
+def _samples(scrape: str, name: str) -> dict[str, float]:
+    pattern = re.compile(rf"^{name}\{{(.*)\}} (\S+)$", re.MULTILINE)
+    return {labels: float(value) for labels, value in pattern.findall(scrape)}
+
+
+def test_routes_are_templates_and_unmatched_paths_share_one_label(scrape: str) -> None:
+    labels = _samples(scrape, "http_requests_total")
+    routes = {re.search(r'route="([^"]*)"', key).group(1) for key in labels}  # type: ignore[union-attr]
+    assert routes <= {
+        "/v1/move",
+        "/v1/analysis",
+        "/v1/batch",
+        "/livez",
+        "/readyz",
+        "/metrics",
+        "unmatched",
+    }
+    assert 'method="GET",route="unmatched",status="404"' in labels
+    assert labels['method="GET",route="unmatched",status="404"'] >= 4
+    assert any('method="other"' in key for key in labels)
+
+
+def test_engine_figures_move(scrape: str) -> None:
+    moves = _samples(scrape, "tictactoe_moves_served_total")
+    assert moves['difficulty="perfect"'] >= 4 and moves['difficulty="easy"'] >= 1
+    assert _samples(scrape, "tictactoe_cache_hits_total")['cache="answers"'] >= 1
+    exhausted = re.search(r"^tictactoe_searches_budget_exhausted_total (\S+)$", scrape, re.M)
+    assert exhausted and float(exhausted.group(1)) >= 1
+    solve = re.search(r"^tictactoe_startup_solve_seconds (\S+)$", scrape, re.M)
+    assert solve and 0 < float(solve.group(1)) < 5
+    assert re.search(r"^tictactoe_batch_size_count 1\.0$", scrape, re.M)
+
+
+def test_duration_buckets_resolve_sub_millisecond_handlers(scrape: str) -> None:
+    buckets = re.findall(r'http_request_duration_seconds_bucket\{le="([^"]+)"', scrape)
+    bounds = sorted({float(b) for b in buckets if b != "+Inf"})
+    assert bounds[0] <= 0.0001 and 1.0 <= bounds[-1] <= 10
