@@ -1,0 +1,402 @@
+// The playground: a game against the engine, written as a plain client of the
+// public API. The page holds no game rules beyond whose turn it is: the server
+// says which boards are legal, what the engine plays, and when the game is over.
+import { ApiProblem, observeExchanges, post } from "./api.js";
+
+const EMPTY = ".";
+const SIZES = [3, 4, 5, 6, 7];
+
+const setup = document.querySelector("#setup");
+const boardView = document.querySelector("#board");
+const statusLine = document.querySelector("#status");
+const note = document.querySelector("#note");
+const errorBox = document.querySelector("#error");
+const hintsToggle = document.querySelector("#hints");
+const undoButton = document.querySelector("#undo");
+const legend = document.querySelector("#legend");
+const position = document.querySelector("#position");
+const loadForm = document.querySelector("#load");
+
+let game; // see newGame()
+let version = 0; // bumped on every change of position, so late answers are dropped
+let pending = 0; // user actions still waiting for the server
+let focused = 0; // the cell that takes the keyboard focus (roving tabindex)
+
+// -- the board as the API writes it ------------------------------------------
+
+const other = (mark) => (mark === "X" ? "O" : "X");
+const count = (cells, mark) => cells.filter((cell) => cell === mark).length;
+const readBoard = (text) => [...text.replaceAll("/", "")];
+
+function boardText(cells, cols) {
+  const rows = [];
+  for (let start = 0; start < cells.length; start += cols) {
+    rows.push(cells.slice(start, start + cols).join(""));
+  }
+  return rows.join("/");
+}
+
+function sideToMove() {
+  const x = count(game.cells, "X");
+  const o = count(game.cells, "O");
+  if (x === o) return game.first;
+  return x > o ? "O" : "X";
+}
+
+/** The fields every request carries: the board, k, and who is to move if the counts can't say. */
+function boardFields() {
+  const fields = { board: boardText(game.cells, game.cols), k: game.k };
+  if (count(game.cells, "X") === count(game.cells, "O") && game.first === "O") fields.player = "O";
+  return fields;
+}
+
+const isHumansTurn = () => game.status === "in_progress" && sideToMove() === game.human;
+const cellName = ({ row, col }) => `row ${row + 1}, column ${col + 1}`;
+
+// -- talking to the server -----------------------------------------------------
+
+/** POST and return the answer, or null when the position changed meanwhile. */
+async function call(path, body) {
+  const asked = version;
+  try {
+    const answer = await post(path, body);
+    return asked === version ? answer : null;
+  } catch (error) {
+    if (asked === version) throw error;
+    return null;
+  }
+}
+
+/** Run one user action; any error it meets is shown, never swallowed. */
+async function act(task) {
+  pending += 1;
+  render();
+  try {
+    await task();
+  } catch (error) {
+    showError(error);
+  } finally {
+    pending -= 1;
+    render();
+  }
+}
+
+async function engineTurn() {
+  const body = { ...boardFields(), difficulty: setup.difficulty.value };
+  const answer = await call("/v1/move", body);
+  if (!answer) return;
+  version += 1;
+  game.cells = readBoard(answer.board_after);
+  game.status = answer.status_after;
+  game.winner = answer.winner_after;
+  game.lines = answer.winning_lines_after;
+  game.lastMove = answer;
+}
+
+async function refreshHints() {
+  if (!hintsToggle.checked || game.hints || !isHumansTurn()) return;
+  const answer = await call("/v1/analysis", boardFields());
+  if (answer) game.hints = new Map(answer.moves.map((move) => [move.index, move]));
+}
+
+// -- actions -------------------------------------------------------------------
+
+function newGame() {
+  const human = setup.human.value;
+  const rows = Number(setup.rows.value);
+  const cols = Number(setup.cols.value);
+  version += 1;
+  focused = 0;
+  game = {
+    rows,
+    cols,
+    k: Number(setup.k.value),
+    human,
+    first: setup.first.value === "you" ? human : other(human),
+    cells: Array(rows * cols).fill(EMPTY),
+    status: "in_progress",
+    winner: null,
+    lines: [],
+    history: [], // positions before each of your moves, for undo
+    hints: null, // Map from cell index to its value, for the current position
+    lastMove: null, // the engine's last answer
+  };
+  clearError();
+  act(async () => {
+    if (!isHumansTurn()) await engineTurn();
+    await refreshHints();
+  });
+}
+
+function play(index) {
+  if (pending || !isHumansTurn() || game.cells[index] !== EMPTY) return;
+  clearError();
+  game.history.push({ cells: [...game.cells], lastMove: game.lastMove });
+  version += 1;
+  game.cells[index] = game.human;
+  game.hints = null;
+  game.lastMove = null;
+  act(async () => {
+    try {
+      await engineTurn();
+    } catch (error) {
+      if (error instanceof ApiProblem && error.slug === "game-over") {
+        // Your move ended the game: the problem says how.
+        game.status = error.problem.winner ? "won" : "drawn";
+        game.winner = error.problem.winner;
+        game.lines = error.problem.winning_lines ?? [];
+        return;
+      }
+      restore(game.history.pop()); // no answer: take your move back
+      throw error;
+    }
+    await refreshHints();
+  });
+}
+
+function restore(snapshot) {
+  version += 1;
+  Object.assign(game, snapshot, { status: "in_progress", winner: null, lines: [], hints: null });
+}
+
+function undo() {
+  if (!game.history.length) return;
+  clearError();
+  restore(game.history.pop());
+  act(refreshHints);
+}
+
+function loadPosition(text) {
+  clearError();
+  act(async () => {
+    const answer = await call("/v1/analysis", { board: text });
+    if (!answer) return;
+    const cells = readBoard(answer.board);
+    const [x, o] = [count(cells, "X"), count(cells, "O")];
+    version += 1;
+    focused = 0;
+    game = {
+      rows: answer.rows,
+      cols: answer.cols,
+      k: answer.k,
+      human: answer.player,
+      first: x === o ? answer.player : x > o ? "X" : "O",
+      cells,
+      status: answer.status,
+      winner: answer.winner,
+      lines: answer.winning_lines,
+      history: [],
+      hints: new Map(answer.moves.map((move) => [move.index, move])),
+      lastMove: null,
+    };
+    showSetup();
+  });
+}
+
+// -- showing it ------------------------------------------------------------------
+
+const signed = (score) => `${score >= 0 ? "+" : ""}${score.toFixed(2)}`;
+const plies = (count) => (count === 1 ? "1 ply" : `${count} plies`);
+
+/** "W3", "D", "L4" for proven values, "~+0.25" for estimates. */
+function hintLabel(move) {
+  if (!move.exact) return `~${signed(move.score)}`;
+  return { win: `W${move.plies}`, draw: "D", loss: `L${move.plies}` }[move.outcome];
+}
+
+function hintSpoken(move) {
+  if (!move.exact) return `estimate ${signed(move.score)}, not proven`;
+  if (move.outcome === "draw") return "draw";
+  return `${move.outcome} in ${plies(move.plies)}`;
+}
+
+/** Blue for wins, orange for losses, grey for draws (told apart by any colour vision);
+ *  the deeper the colour, the sooner the end. Estimates stay pale. */
+function hintColour(move) {
+  if (move.score === 0) return "hsl(0 0% 85%)";
+  const strength = move.exact ? Math.abs(move.score) / game.cells.length : Math.abs(move.score) / 3;
+  const hue = move.score > 0 ? "210 80%" : "30 90%";
+  return `hsl(${hue} ${Math.round(92 - 32 * strength)}%)`;
+}
+
+function renderBoard() {
+  const cells = game.cells.length;
+  if (boardView.children.length !== cells) {
+    boardView.replaceChildren(
+      ...game.cells.map((_, index) => {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.dataset.index = index;
+        button.append(document.createElement("span"));
+        return button;
+      }),
+    );
+  }
+  boardView.style.setProperty("--rows", game.rows);
+  boardView.style.setProperty("--cols", game.cols);
+  boardView.setAttribute("aria-label", `Board, ${game.rows} by ${game.cols}, ${game.k} in a row`);
+  boardView.setAttribute("aria-busy", String(pending > 0));
+  const winning = new Set(game.lines.flat());
+  const canPlay = isHumansTurn() && !pending;
+  [...boardView.children].forEach((button, index) => {
+    const mark = game.cells[index];
+    const hint = mark === EMPTY && hintsToggle.checked ? game.hints?.get(index) : undefined;
+    const name = `row ${Math.floor(index / game.cols) + 1}, column ${(index % game.cols) + 1}`;
+    let label = `${name}, ${mark === EMPTY ? "empty" : mark}`;
+    if (hint) label += `, ${hintSpoken(hint)}`;
+    if (winning.has(index)) label += ", winning line";
+    button.setAttribute("aria-label", label);
+    button.setAttribute("aria-disabled", String(mark !== EMPTY || !canPlay));
+    button.tabIndex = index === focused ? 0 : -1;
+    button.dataset.mark = mark;
+    button.classList.toggle("winning", winning.has(index));
+    button.classList.toggle("hinted", Boolean(hint));
+    button.classList.toggle("estimate", Boolean(hint && !hint.exact));
+    button.style.setProperty("--hint", hint ? hintColour(hint) : "");
+    button.firstChild.className = hint ? "hint" : "mark";
+    button.firstChild.textContent = hint ? hintLabel(hint) : mark === EMPTY ? "" : mark;
+  });
+}
+
+function statusText() {
+  const engine = other(game.human);
+  if (game.status === "won") {
+    return game.winner === game.human
+      ? `You win (${game.human})!`
+      : `The engine wins (${engine}).`;
+  }
+  if (game.status === "drawn") return "Draw: the board is full.";
+  if (isHumansTurn()) return `Your turn: you play ${game.human}.`;
+  return pending ? `The engine (${engine}) is thinking…` : `The engine (${engine}) is to move.`;
+}
+
+/** Why the engine played its last move, from the answer's own fields. */
+function explain(answer) {
+  const value = answer.exact
+    ? {
+        win: answer.plies === 1 ? "it wins with this move" : `it wins in ${plies(answer.plies)}`,
+        draw: "best play from both sides draws",
+        loss: `it loses in ${plies(answer.plies)} against best play`,
+      }[answer.outcome]
+    : `the search ran out of budget at depth ${answer.depth}; estimated score ${signed(answer.score)}`;
+  const best = answer.best_moves.length;
+  const choice = answer.is_best
+    ? best > 1 ? `one of ${best} equally good moves` : "the only best move"
+    : `a deliberate slip (${answer.difficulty} sometimes plays a random move); ` +
+      `best was ${cellName(answer.best_moves[0])}`;
+  return `The engine played ${cellName(answer.move)}: ${value}. It is ${choice}.`;
+}
+
+function render() {
+  if (!game) return;
+  renderBoard();
+  statusLine.textContent = statusText();
+  note.textContent = game.lastMove ? explain(game.lastMove) : "";
+  undoButton.disabled = !game.history.length;
+  legend.hidden = !hintsToggle.checked;
+  position.textContent = boardText(game.cells, game.cols);
+}
+
+function showError(error) {
+  const problem =
+    error instanceof ApiProblem
+      ? error.problem
+      : { title: "The server could not be reached", detail: String(error.message ?? error) };
+  const title = document.createElement("strong");
+  title.textContent = problem.title + (problem.status ? ` (${problem.status})` : "");
+  const detail = document.createElement("p");
+  detail.textContent = problem.detail ?? "";
+  const fields = document.createElement("ul");
+  for (const entry of problem.errors ?? []) {
+    const item = document.createElement("li");
+    const field = entry.pointer ?? entry.parameter ?? "body";
+    item.textContent = entry.detail === problem.detail ? `at ${field}` : `${field}: ${entry.detail}`;
+    fields.append(item);
+  }
+  errorBox.replaceChildren(title, detail, ...(fields.children.length ? [fields] : []));
+  errorBox.hidden = false;
+}
+
+function clearError() {
+  errorBox.hidden = true;
+  errorBox.replaceChildren();
+}
+
+/** JSON with flat objects and arrays on one line, so a move list stays readable. */
+function pretty(value) {
+  return JSON.stringify(value, null, 2).replace(/([[{])\n\s+([^[\]{}]*?)\n\s*([\]}])/g,
+    (_, open, inner, close) => `${open}${inner.replace(/\n\s*/g, " ")}${close}`);
+}
+
+function showExchange({ method, url, body, status, statusText, contentType, data, error, milliseconds }) {
+  document.querySelector("#api-request").textContent =
+    `${method} ${url}\nContent-Type: application/json\n\n${pretty(body)}`;
+  document.querySelector("#api-response").textContent = status
+    ? `${status} ${statusText} · ${milliseconds} ms\nContent-Type: ${contentType}\n\n${pretty(data)}`
+    : `No answer: ${error}`;
+}
+
+// -- the setup form ----------------------------------------------------------------
+
+function fillSelect(select, values, chosen) {
+  select.replaceChildren(...values.map((value) => new Option(value, value)));
+  select.value = String(chosen);
+}
+
+function offerK(chosen) {
+  const rows = Number(setup.rows.value);
+  const cols = Number(setup.cols.value);
+  const ks = SIZES.filter((k) => k <= Math.max(rows, cols));
+  fillSelect(setup.k, ks, chosen ?? Math.min(rows, cols, 5));
+}
+
+function showSetup() {
+  setup.rows.value = String(game.rows);
+  setup.cols.value = String(game.cols);
+  offerK(game.k);
+  setup.human.value = game.human;
+  setup.first.value = game.first === game.human ? "you" : "engine";
+}
+
+// -- events --------------------------------------------------------------------------
+
+fillSelect(setup.rows, SIZES, 3);
+fillSelect(setup.cols, SIZES, 3);
+offerK();
+setup.rows.addEventListener("change", () => offerK());
+setup.cols.addEventListener("change", () => offerK());
+setup.addEventListener("submit", (event) => {
+  event.preventDefault();
+  newGame();
+});
+undoButton.addEventListener("click", undo);
+hintsToggle.addEventListener("change", () => act(refreshHints));
+loadForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  loadPosition(loadForm.board.value.trim());
+});
+
+boardView.addEventListener("click", (event) => {
+  const button = event.target.closest("button");
+  if (button) play(Number(button.dataset.index));
+});
+boardView.addEventListener("focusin", (event) => {
+  focused = Number(event.target.dataset.index);
+  render();
+});
+boardView.addEventListener("keydown", (event) => {
+  const step = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] }[
+    event.key
+  ];
+  if (!step) return; // Enter and Space click the focused button
+  event.preventDefault();
+  const row = Math.floor(focused / game.cols) + step[0];
+  const col = (focused % game.cols) + step[1];
+  if (row < 0 || row >= game.rows || col < 0 || col >= game.cols) return;
+  focused = row * game.cols + col;
+  render();
+  boardView.children[focused].focus();
+});
+
+observeExchanges(showExchange);
+newGame();

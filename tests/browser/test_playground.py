@@ -1,0 +1,267 @@
+"""The playground page in a real Chromium, against the real server.
+
+The page is the reference client: every test drives it as a user would (clicks,
+keys, form fields) and checks what it shows against the API's own answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, Route, expect
+
+pytestmark = pytest.mark.browser
+
+Json = dict[str, Any]
+FINISHED = ("You win", "The engine wins", "Draw")
+
+
+# -- driving the page ---------------------------------------------------------
+
+
+def settle(page: Page) -> None:
+    """Wait until the page has every answer it asked for."""
+    page.wait_for_selector('#board[aria-busy="false"]')
+
+
+def start(
+    page: Page,
+    *,
+    rows: int = 3,
+    cols: int = 3,
+    human: str = "X",
+    first: str = "you",
+    difficulty: str = "perfect",
+    hints: bool = False,
+) -> None:
+    page.select_option("#setup [name=rows]", str(rows))
+    page.select_option("#setup [name=cols]", str(cols))
+    page.select_option("#setup [name=human]", human)
+    page.select_option("#setup [name=first]", first)
+    page.select_option("#setup [name=difficulty]", difficulty)
+    page.set_checked("#hints", hints)
+    page.click("#setup button[type=submit]")
+    settle(page)
+
+
+def cell(page: Page, index: int) -> Any:
+    return page.locator(f'#board button[data-index="{index}"]')
+
+
+def status(page: Page) -> str:
+    return page.locator("#status").inner_text()
+
+
+def position(page: Page) -> str:
+    return page.locator("#position").inner_text()
+
+
+def play_out(page: Page, choose: Callable[[str], int]) -> str:
+    """Play ``choose(board)`` on each of your turns until the game ends; return the status."""
+    for _ in range(49):
+        if status(page).startswith(FINISHED):
+            break
+        assert status(page).startswith("Your turn"), status(page)
+        cell(page, choose(position(page))).click()
+        settle(page)
+    return status(page)
+
+
+def first_empty(board: str) -> int:
+    return board.replace("/", "").index(".")
+
+
+# -- asking the API directly --------------------------------------------------
+
+
+def analyse(base_url: str, **fields: Any) -> Json:
+    answer = httpx.post(f"{base_url}/v1/analysis", json=fields, timeout=30)
+    assert answer.status_code == 200, answer.text
+    result: Json = answer.json()
+    return result
+
+
+def hint_label(move: Json) -> str:
+    """What the page writes on a cell, from the cell's entry in ``moves``."""
+    if not move["exact"]:
+        return f"~{move['score']:+.2f}"
+    return {"win": f"W{move['plies']}", "draw": "D", "loss": f"L{move['plies']}"}[move["outcome"]]
+
+
+def shown_hints(page: Page) -> dict[int, str]:
+    hinted = page.locator("#board button.hinted")
+    return {
+        int(hinted.nth(i).get_attribute("data-index") or -1): hinted.nth(i).inner_text().strip()
+        for i in range(hinted.count())
+    }
+
+
+# -- the tests ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "player"), [("you", None), ("engine", "O")])
+def test_perfect_play_against_the_perfect_engine_is_a_draw(
+    page: Page, base_url: str, first: str, player: str | None
+) -> None:
+    """You play X; when the engine starts it plays O first (the API's `player`)."""
+    start(page, first=first)
+
+    def best(board: str) -> int:
+        equal = board.count("X") == board.count("O")
+        fields = {"player": player} if player and equal else {}
+        moves: list[Json] = analyse(base_url, board=board, k=3, **fields)["moves"]
+        return int(moves[0]["index"])
+
+    assert play_out(page, best).startswith("Draw")
+    assert page.locator("#board button.winning").count() == 0
+
+
+def test_the_perfect_engine_punishes_careless_play(
+    page: Page, base_url: str, artifacts: Path
+) -> None:
+    start(page, hints=True)
+    assert play_out(page, first_empty) == "The engine wins (O)."
+    winning = page.locator("#board button.winning")
+    expect(winning).to_have_count(3)
+    for i in range(3):
+        expect(winning.nth(i)).to_have_attribute("aria-label", re.compile(r", O, winning line$"))
+    expect(page.locator("#legend")).to_be_visible()
+    page.screenshot(path=artifacts / "playground.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=artifacts / "playground-phone.png", full_page=True)
+
+
+def test_a_game_against_easy_finishes(page: Page) -> None:
+    start(page, difficulty="easy", hints=True)
+    assert play_out(page, first_empty).startswith(FINISHED)
+
+
+def test_hints_show_the_analysis_of_every_empty_cell(page: Page, base_url: str) -> None:
+    start(page, hints=True)
+    cell(page, 0).click()
+    settle(page)
+    board = position(page)
+    expected = {move["index"]: hint_label(move) for move in analyse(base_url, board=board)["moves"]}
+    assert shown_hints(page) == expected
+    assert len(expected) == board.count(".")
+    label = cell(page, next(iter(expected))).get_attribute("aria-label") or ""
+    assert label.startswith("row ") and ", empty, " in label
+
+    page.uncheck("#hints")
+    expect(page.locator("#board button.hinted")).to_have_count(0)
+    expect(page.locator("#legend")).to_be_hidden()
+
+
+def test_estimates_are_marked_as_such(page: Page) -> None:
+    """5x5 (k=5) is beyond the exact search's budget: values are estimates."""
+    start(page, rows=5, cols=5)
+    with page.expect_response("**/v1/analysis") as response:
+        page.check("#hints")
+    settle(page)
+    moves: list[Json] = response.value.json()["moves"]
+    assert shown_hints(page) == {move["index"]: hint_label(move) for move in moves}
+    estimates = [move["index"] for move in moves if not move["exact"]]
+    assert estimates
+    for index in estimates:
+        expect(cell(page, index)).to_have_class("hinted estimate")
+        expect(cell(page, index)).to_have_text(re.compile(r"^~[+-]\d\.\d\d$"))
+
+
+def test_the_keyboard_moves_the_focus_and_plays(page: Page) -> None:
+    cell(page, 0).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    focused = page.evaluate("document.activeElement.dataset.index")
+    assert focused == "4"
+    expect(cell(page, 4)).to_have_attribute("aria-label", "row 2, column 2, empty")
+    page.keyboard.press("Enter")
+    settle(page)
+    expect(cell(page, 4)).to_have_attribute("aria-label", "row 2, column 2, X")
+    assert position(page).count("O") == 1  # the engine answered
+
+    page.keyboard.press("Enter")  # an occupied cell: nothing happens
+    settle(page)
+    assert position(page).count("X") == 1
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press(" ")
+    settle(page)
+    assert position(page).replace("/", "")[2] == "X"
+
+
+def test_a_board_the_server_refuses_is_explained(page: Page, base_url: str) -> None:
+    refused = httpx.post(f"{base_url}/v1/analysis", json={"board": "XXX/OOO/..."}, timeout=10)
+    assert refused.headers["content-type"] == "application/problem+json"
+    problem = refused.json()
+    page.fill("#load-board", "XXX/OOO/...")
+    page.click("#load button[type=submit]")
+    settle(page)
+    error = page.locator("#error")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text(problem["title"])
+    expect(error).to_contain_text(problem["detail"])
+    expect(page.locator("#api-response")).to_contain_text("422")
+
+
+def test_a_refused_move_is_shown_and_taken_back(page: Page) -> None:
+    """The real server refuses a request the page sent (rewritten in flight)."""
+
+    def corrupt(route: Route) -> None:
+        route.continue_(post_data='{"board": "XO"}')
+
+    page.route("**/v1/move", corrupt)
+    cell(page, 4).click()
+    settle(page)
+    error = page.locator("#error")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("The board text is not a board")
+    expect(error).to_contain_text("/board")  # the field the problem points at
+    expect(cell(page, 4)).to_have_attribute("aria-label", "row 2, column 2, empty")
+
+    page.unroute("**/v1/move")
+    cell(page, 4).click()
+    settle(page)
+    expect(error).to_be_hidden()
+    assert position(page).count("O") == 1
+
+
+def test_an_unreachable_server_is_reported(page: Page) -> None:
+    page.route("**/v1/move", lambda route: route.abort())
+    cell(page, 0).click()
+    settle(page)
+    expect(page.locator("#error")).to_contain_text("The server could not be reached")
+    expect(cell(page, 0)).to_have_attribute("aria-label", "row 1, column 1, empty")
+    expect(page.locator("#api-response")).to_contain_text("No answer")
+
+
+@pytest.mark.parametrize(("rows", "cols", "k"), [(4, 4, "4"), (3, 5, "3")])
+def test_larger_and_rectangular_boards(page: Page, rows: int, cols: int, k: str) -> None:
+    start(page, rows=rows, cols=cols)
+    expect(page.locator("#setup [name=k]")).to_have_value(k)
+    expect(page.locator("#board button")).to_have_count(rows * cols)
+    cell(page, 0).click()
+    settle(page)
+    assert position(page).count("/") == rows - 1
+    assert position(page).count("O") == 1
+    assert play_out(page, first_empty).startswith(FINISHED)
+
+
+def test_undo_takes_back_your_move_and_the_reply(page: Page) -> None:
+    cell(page, 0).click()
+    settle(page)
+    cell(page, first_empty(position(page))).click()
+    settle(page)
+    assert position(page).count("X") == 2
+    page.click("#undo")
+    settle(page)
+    assert position(page).count("X") == 1
+    assert position(page).count("O") == 1
+    page.click("#undo")
+    settle(page)
+    assert position(page) == ".../.../..."
+    expect(page.locator("#undo")).to_be_disabled()
