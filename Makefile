@@ -7,7 +7,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test lint typecheck pytest bench openapi readme clean
+.PHONY: run test lint typecheck pytest bench bench-sweep openapi readme clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ test: lint typecheck pytest
 
 bench: $(DEV_STAMP)
 	$(PY) bench/engine.py
+
+bench-sweep: $(DEV_STAMP)
+	$(PY) bench/budget_sweep.py
 
 openapi: $(DEV_STAMP)
 	$(PY) -m service.api.openapi > openapi/openapi.json
