@@ -3,7 +3,7 @@
 ``create_app(settings)`` builds an app; the module attribute ``app`` (built on
 first access, from the environment) is what ``uvicorn service.app:app`` serves.
 Middleware, outermost first: request observation (id, access log, metrics),
-CORS, body guards.
+CORS, the request guard (bodies, HEAD, unexpected errors).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 
 from service import __version__
 from service.api import routes, system
-from service.api.guards import BodyGuard
+from service.api.guards import RequestGuard
 from service.api.metrics import Metrics
 from service.api.observe import RequestObserver, configure_access_log
 from service.api.openapi import install_openapi
@@ -67,11 +67,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     state = app.state
     state.settings = settings
     state.engine = engine
-    state.solver = Solver(engine, settings.search_threads)
+    state.solver = Solver(
+        engine,
+        search_threads=settings.search_threads,
+        search_queue=settings.search_queue,
+        batch_node_budget=settings.batch_node_budget,
+    )
     state.metrics = metrics
     state.ready = False
     state.stopping = False
-    state.observe_move = lambda difficulty: metrics.moves.labels(difficulty).inc()
+    state.observe_move = lambda difficulty: metrics.moves.labels(difficulty.value).inc()
     state.observe_batch = metrics.batch_size.observe
 
     install_problem_handlers(app)
@@ -81,9 +86,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_openapi(app)
 
     app.add_middleware(
-        BodyGuard,
+        RequestGuard,
         body_limit=settings.body_limit_bytes,
         batch_body_limit=settings.batch_body_limit_bytes,
+        batch_path=routes.BATCH_PATH,
     )
     app.add_middleware(
         CORSMiddleware,

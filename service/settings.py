@@ -38,6 +38,15 @@ class Settings(BaseSettings):
     search_threads: int = Field(
         2, ge=1, le=64, description="Searches that may run at once, off the event loop."
     )
+    search_queue: int = Field(
+        8, ge=0, le=10_000, description="Searches that may wait for a thread before 503."
+    )
+    batch_node_budget: int = Field(
+        2_000_000,
+        ge=1,
+        le=1_000_000_000,
+        description="Nodes one batch may search in all; later items get small budgets.",
+    )
 
     @property
     def cors_origin_list(self) -> list[str]:

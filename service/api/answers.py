@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.api.models import BoardQuestion, MoveRequest
-from service.engine import Analysis, Board, Difficulty, Status, Suggestion, move_outcome
+from service.engine import Analysis, Board, Status, Suggestion, move_outcome
 from service.engine.geometry import Geometry
 
 # Floats from the heuristic are rounded for the wire; proven scores are ints.
@@ -24,10 +24,6 @@ def parse_board(question: BoardQuestion) -> Board:
         k=question.k,
         player=question.player,
     )
-
-
-def difficulty_of(request: MoveRequest) -> Difficulty:
-    return Difficulty(request.difficulty)
 
 
 def cell(shape: Geometry, index: int) -> dict[str, int]:
@@ -67,7 +63,7 @@ def move_answer(request: MoveRequest, suggestion: Suggestion) -> dict[str, Any]:
         "rows": shape.rows,
         "cols": shape.cols,
         "k": shape.k,
-        "difficulty": request.difficulty,
+        "difficulty": request.difficulty.value,
         "seed": request.seed,
     }
 

@@ -29,7 +29,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
-from service.engine import Engine
+from service.engine import Difficulty, Engine
 
 # Sub-millisecond resolution for cached answers, up to the long searches.
 HTTP_BUCKETS = (
@@ -116,8 +116,8 @@ class Metrics:
             "Time the start-up solve of 3x3 took.",
             registry=registry,
         )
-        for level in ("perfect", "hard", "medium", "easy"):
-            self.moves.labels(level)
+        for level in Difficulty:
+            self.moves.labels(level.value)
 
     def observe_search(self, nodes: int, seconds: float, exhausted: bool) -> None:
         self.search_duration.observe(seconds)

@@ -10,12 +10,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from service.engine import Difficulty
 from service.engine.board import MAX_TEXT_LENGTH
 
 # The largest integer JavaScript clients can send exactly (Number.MAX_SAFE_INTEGER).
 MAX_SEED = 2**53 - 1
 Mark = Literal["X", "O"]
-Difficulty = Literal["perfect", "hard", "medium", "easy"]
 OutcomeName = Literal["win", "draw", "loss"]
 StatusName = Literal["in_progress", "won", "drawn"]
 
@@ -65,9 +65,11 @@ class MoveRequest(BoardQuestion):
     )
 
     difficulty: Difficulty = Field(
-        default="perfect",
-        description="perfect never blunders; hard, medium and easy play a random legal move "
-        "10%, 25% and 50% of the time.",
+        default=Difficulty.PERFECT,
+        strict=False,  # FastAPI validates parsed JSON as Python: the name, not the enum
+        description="How often a random legal move replaces a best one: "
+        + ", ".join(f"{level.value} {level.blunder_rate:.0%}" for level in Difficulty)
+        + ".",
     )
     seed: int | None = Field(
         default=None,

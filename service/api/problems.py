@@ -87,7 +87,7 @@ _TYPES = [
         "body-too-large",
         "The request body is too large",
         413,
-        "Bodies are limited (16 KiB by default, 256 KiB for batches).",
+        "Bodies are limited by TTT_BODY_LIMIT_BYTES and TTT_BATCH_BODY_LIMIT_BYTES.",
     ),
     ProblemType(
         "body-timeout",
@@ -202,6 +202,16 @@ def board_problem(error: BoardError, prefix: str = "") -> tuple[str, str, dict[s
     return "invalid-board", detail, extensions
 
 
+def internal_problem(request_id: str, path: str | None) -> Response:
+    """The generic 500: no internal names, the request id to quote."""
+    return problem_response(
+        "internal",
+        f"the request failed on our side; quote request id {request_id} when reporting it",
+        instance=path,
+        extensions={"request_id": request_id},
+    )
+
+
 def validation_errors(errors: list[dict[str, Any]]) -> tuple[str, str, list[dict[str, str]]]:
     """Translate pydantic/FastAPI errors into (slug, detail, per-field entries)."""
     if any(e.get("type") == "json_invalid" for e in errors):
@@ -247,14 +257,23 @@ def _allowed(headers: Mapping[str, str] | None) -> str:
     return "another method"
 
 
+PROBED_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
 def _methods_at(request: Request) -> str:
-    """Every method some route accepts at this path (Starlette names only the first route's)."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match is not Match.NONE:
-            methods |= getattr(route, "methods", None) or set()
-    return ", ".join(sorted(methods))
+    """Every method some route accepts at this path, found by asking the routes.
+
+    (Starlette's 405 names only the first route's methods, and FastAPI's
+    included routers do not expose theirs.) HEAD goes wherever GET does.
+    """
+    allowed = []
+    for method in PROBED_METHODS:
+        probe = {**request.scope, "method": method}
+        if any(route.matches(probe)[0] is Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    if "GET" in allowed:
+        allowed.insert(1, "HEAD")
+    return ", ".join(allowed)
 
 
 def install_problem_handlers(app: FastAPI) -> None:
@@ -309,14 +328,10 @@ def install_problem_handlers(app: FastAPI) -> None:
         )
 
     async def on_crash(request: Request, exc: Exception) -> Response:
+        # The last resort, outside every middleware; RequestGuard answers first.
         request_id = getattr(request.state, "request_id", "-")
-        log.exception("unhandled error", extra={"request_id": request_id})
-        return problem_response(
-            "internal",
-            f"the request failed on our side; quote request id {request_id} when reporting it",
-            instance=request.url.path,
-            extensions={"request_id": request_id},
-        )
+        log.exception("unhandled error (request id %s)", request_id)
+        return internal_problem(request_id, request.url.path)
 
     app.add_exception_handler(ProblemError, on_problem)
     app.add_exception_handler(BoardError, on_board_error)

@@ -28,7 +28,7 @@ from service.api.models import (
 )
 from service.api.problems import ProblemError, board_problem, problem_body
 from service.api.solver import MoveQuestion, Solver
-from service.engine import BoardError, Difficulty
+from service.engine import BoardError
 
 PROBLEM_CODES = (400, 408, 413, 415, 422)
 PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -39,7 +39,9 @@ GET_PROBLEMS: dict[int | str, dict[str, Any]] = {
     **{code: PROBLEMS[code] for code in (400, 422)},
 }
 
-router = APIRouter(prefix="/v1", tags=["v1"])
+PREFIX = "/v1"
+BATCH_PATH = f"{PREFIX}/batch"
+router = APIRouter(prefix=PREFIX, tags=["v1"])
 
 
 def solver_of(request: Request) -> Solver:
@@ -58,8 +60,8 @@ def _dumps(body: dict[str, Any]) -> bytes:
 async def _move(request: Request, body: MoveRequest) -> tuple[dict[str, Any], bool]:
     """The move answer and whether it is the same for every equal request."""
     board = answers.parse_board(body)
-    question = MoveQuestion(board, answers.difficulty_of(body), body.seed)
-    suggestion = await solver_of(request).suggest(question)
+    question = MoveQuestion(board, body.difficulty, body.seed)
+    suggestion = await solver_of(request).suggest(request, question)
     request.app.state.observe_move(body.difficulty)
     return answers.move_answer(body, suggestion), suggestion.deterministic and (
         suggestion.analysis.exact
@@ -70,7 +72,7 @@ async def _analysis(request: Request, body: AnalysisRequest) -> tuple[dict[str, 
     board = answers.parse_board(body)
     if board.is_game_over():
         return answers.finished_answer(board), True
-    analysis = await solver_of(request).analyze(board)
+    analysis = await solver_of(request).analyze(request, board)
     return answers.analysis_answer(analysis), analysis.exact
 
 
@@ -169,8 +171,8 @@ async def post_batch(request: Request, body: BatchRequest) -> Response:
             slug, detail, extensions = board_problem(error, prefix=f"/requests/{index}")
             results[index] = problem_body(slug, detail, **extensions)
             continue
-        questions.append((index, MoveQuestion(board, Difficulty(item.difficulty), item.seed)))
-    suggestions = await solver_of(request).suggest_many([q for _, q in questions])
+        questions.append((index, MoveQuestion(board, item.difficulty, item.seed)))
+    suggestions = await solver_of(request).suggest_many(request, [q for _, q in questions])
     for (index, _), suggestion in zip(questions, suggestions, strict=True):
         item = body.requests[index]
         results[index] = answers.move_answer(item, suggestion)

@@ -9,21 +9,20 @@ a response can name.
 from __future__ import annotations
 
 import json
-from enum import Enum
-from pathlib import Path
+from pathlib import Path as FilePath
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from starlette.responses import FileResponse, HTMLResponse, Response
 
 from service.api.models import Health, ProblemDetail
 from service.api.problems import PROBLEM_TYPES, ProblemError
 
-STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+STATIC_DIR = FilePath(__file__).resolve().parent.parent / "static"
 SWAGGER = "/static/vendor/swagger-ui"
 
 router = APIRouter()
-ProblemSlug = Enum("ProblemSlug", {slug: slug for slug in PROBLEM_TYPES}, type=str)  # type: ignore[misc]
 
 
 @router.get(
@@ -84,10 +83,17 @@ async def metrics(request: Request) -> Response:
     operation_id="getProblemType",
     tags=["operations"],
     summary="What a problem type means",
-    responses={422: {"model": ProblemDetail, "description": "No such problem type"}},
+    responses={404: {"model": ProblemDetail, "description": "No such problem type"}},
 )
-async def problem_type(slug: ProblemSlug) -> Response:
-    kind = PROBLEM_TYPES[slug.value]
+async def problem_type(
+    slug: Annotated[str, Path(json_schema_extra={"enum": sorted(PROBLEM_TYPES)})],
+) -> Response:
+    kind = PROBLEM_TYPES.get(slug)
+    if kind is None:
+        raise ProblemError(
+            "not-found",
+            f"there is no problem type {slug!r}; known types: " + ", ".join(sorted(PROBLEM_TYPES)),
+        )
     description = {
         "type": kind.uri,
         "title": kind.title,

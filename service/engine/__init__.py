@@ -36,6 +36,7 @@ from service.engine.errors import (
 )
 from service.engine.geometry import Geometry, default_k, geometry
 from service.engine.score import Outcome
+from service.engine.search import SearchCancelled
 
 __all__ = [
     "DEFAULT_CACHE_ENTRIES",
@@ -60,6 +61,7 @@ __all__ = [
     "MoveValue",
     "Outcome",
     "Player",
+    "SearchCancelled",
     "SideToMoveError",
     "Status",
     "Suggestion",

@@ -175,12 +175,22 @@ class Engine:
         """The finished exact analysis of ``board`` if the cache holds it, else None."""
         return self.answers.get(_answer_key(board))
 
-    def search(self, board: Board, *, node_budget: int | None = None) -> Analysis:
-        """Analyse ``board`` by searching, without consulting the cache of answers."""
+    def search(
+        self,
+        board: Board,
+        *,
+        node_budget: int | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Analysis:
+        """Analyse ``board`` by searching, without consulting the cache of answers.
+
+        Setting ``cancel`` (from another thread) stops the search within a few
+        milliseconds with :class:`SearchCancelled`; what it proved stays cached.
+        """
         board.check_in_progress()
         started = time.perf_counter()
         budget = self.node_budget if node_budget is None else node_budget
-        result, exhausted = self._search(board, budget)
+        result, exhausted = self._search(board, budget, cancel)
         elapsed = time.perf_counter() - started
         with self._lock:
             self._nodes += result.nodes
@@ -192,10 +202,12 @@ class Engine:
             self.answers.put(_answer_key(board), result)
         return result
 
-    def _search(self, board: Board, budget: int) -> tuple[Analysis, bool]:
+    def _search(
+        self, board: Board, budget: int, cancel: threading.Event | None
+    ) -> tuple[Analysis, bool]:
         shape = board.shape
         pos = Position(shape, board.x, board.o, board.side_to_move is Player.X)
-        search = Search(shape, self.positions, max(1, int(budget * SOLVE_SHARE)))
+        search = Search(shape, self.positions, max(1, int(budget * SOLVE_SHARE)), cancel)
         cells = board.empty_cells()
         # Moves whose children are the same position up to symmetry share a value:
         # search one representative of each class.
@@ -218,13 +230,12 @@ class Engine:
         exhausted = len(proven) < len(representatives)
         if exhausted:
             depth, estimated = _deepen(search, pos, representatives, proven, budget)
+            _confirm(search, pos, estimated, proven)
         moves: list[MoveValue] = []
         for members in classes.values():
             rep = members[0]
             exact = rep in proven
-            internal = proven[rep] if exact else estimated[rep]
-            if not exact and isinstance(internal, int) and internal != 0:
-                exact = True  # a win or loss found inside the horizon is proven (search.py)
+            internal = proven[rep] if exact else _as_estimate(estimated[rep])
             score = to_public(internal, pos.marks)
             moves.extend(MoveValue(cell, score, exact) for cell in members)
         ranked = rank_moves(moves)
@@ -273,6 +284,38 @@ class Engine:
             )
             count += 1
         return count
+
+
+def _confirm(
+    search: Search, pos: Position, estimated: dict[int, int | float], proven: dict[int, int]
+) -> None:
+    """Prove the wins and losses the estimate found, or leave them estimates.
+
+    A depth-limited search that mixes heuristic leaves with one-sided cached
+    bounds can return a win or loss score that is not the exact one, so each is
+    checked by the exact solver in a window of width one around it, with what
+    is left of the budget. A confirmed score moves to ``proven``.
+    """
+    for cell, value in list(estimated.items()):
+        if not isinstance(value, int) or value == 0:
+            continue
+        try:
+            child = -value
+            if search.solve(*search.play(pos, cell), child - 1, child + 1) == child:
+                proven[cell] = value
+        except BudgetExhausted:
+            return
+
+
+# An unconfirmed win or loss stays an estimate: strongly for one side, but
+# inside (-1, 1) like every estimate, above or below every heuristic value.
+UNCONFIRMED = 0.95
+
+
+def _as_estimate(value: int | float) -> float:
+    if isinstance(value, int) and value != 0:
+        return UNCONFIRMED if value > 0 else -UNCONFIRMED
+    return float(value)
 
 
 AnswerKey = tuple[int, int, int, int, int, Player]

@@ -20,10 +20,12 @@ solver, written once here): called with a window ``alpha < beta`` it returns
 
 The shared table stores, per position class, a lower and an upper bound and the
 best move found: ``lower == upper`` is an exact value, otherwise each side is a
-bound of that kind (the trivial side being the static limit). Only
-:meth:`Search.solve` writes to it, and only values it has proven, so nothing a
-request asked before changes what a later request is told. Estimates from
-:meth:`Search.estimate` live in a per-search dict that dies with the search.
+bound of that kind (the trivial side being the static limit). Only proven
+values are written to it (by :meth:`Search.solve` and the start-up solve), so
+nothing a request asked before changes what a later request is told.
+Estimates from :meth:`Search.estimate` live in a per-search dict that dies with
+the search; the wins and losses they find are confirmed by :meth:`Search.solve`
+before anyone calls them exact (``analysis.py``).
 
 Heuristic, for positions the budget cannot solve: every line still open for
 only one side counts ``4 ** marks`` for that side, doubled for the side to move
@@ -34,6 +36,7 @@ the range no proven win or loss can take.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from service.engine.cache import BoundedCache
@@ -54,6 +57,14 @@ class BudgetExhausted(Exception):  # noqa: N818 - a signal, not an error for cal
     """Raised inside a search when its node budget is spent."""
 
 
+class SearchCancelled(Exception):  # noqa: N818 - the caller asked for it
+    """Raised out of a search whose ``cancel`` event was set (say, the client left)."""
+
+
+# How often a search looks at its cancel event: every 1,024 nodes, a few ms.
+CANCEL_CHECK_MASK = 1023
+
+
 def to_public(internal: Value, marks: int) -> Value:
     """Shift an internal (mark-counted) score to the public, ply-counted one.
 
@@ -69,7 +80,7 @@ def to_public(internal: Value, marks: int) -> Value:
 
 
 class Position:
-    """Mutable-free bundle of a position's search state, from the mover's side.
+    """A position's search state at the root of a search, from the mover's side.
 
     ``me``/``opp`` are bitboards; ``my_threats``/``opp_threats`` are the empty cells
     that would complete a line for each side; ``my_open``/``opp_open`` are bit sets
@@ -119,11 +130,14 @@ def open_lines(shape: Geometry, theirs: int) -> int:
 class Search:
     """One request's search: a node budget, a node count, and the shared table."""
 
-    def __init__(self, shape: Geometry, table: Table, budget: int) -> None:
+    def __init__(
+        self, shape: Geometry, table: Table, budget: int, cancel: threading.Event | None = None
+    ) -> None:
         self.shape = shape
         self.table = table
         self.budget = budget
         self.nodes = 0
+        self.cancel = cancel
         self._estimates: dict[tuple[int, int], tuple[Value, Value, int]] = {}
         # Hot-loop constants, bound once.
         self._cells = shape.cells
@@ -148,6 +162,8 @@ class Search:
         if self.nodes >= self.budget:
             raise BudgetExhausted
         self.nodes += 1
+        if not self.nodes & CANCEL_CHECK_MASK and self.cancel is not None and self.cancel.is_set():
+            raise SearchCancelled
 
     def _new_threats(self, mine: int, my_open: int, cell: int) -> int:
         """Threats created for the side that just marked ``cell`` (``mine`` includes it)."""

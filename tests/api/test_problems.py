@@ -66,7 +66,9 @@ BAD_REQUESTS: list[Case] = [
     ("GET", "/v1/nothing", {}, "", 404, "not-found"),
     ("DELETE", "/v1/move", {}, "", 405, "method-not-allowed"),
     ("PUT", "/v1/analysis", JSON, {"board": "........."}, 405, "method-not-allowed"),
-    ("GET", "/problems/nonsense", {}, "", 422, "validation"),
+    ("PUT", "/v1/move", {}, b"", 405, "method-not-allowed"),
+    ("POST", "/livez", JSON, {}, 405, "method-not-allowed"),
+    ("GET", "/problems/nonsense", {}, "", 404, "not-found"),
     ("GET", "/static/nope.js", {}, "", 404, "not-found"),
 ]
 
@@ -99,6 +101,14 @@ def test_bad_request_gets_its_problem(
     assert "Traceback" not in response.text and "service." not in problem["detail"]
     if kind == "validation" and method == "POST":
         assert problem["errors"] and all("pointer" in e for e in problem["errors"])
+    if kind == "method-not-allowed":
+        expected = {
+            "/v1/move": "GET, HEAD, POST",
+            "/v1/analysis": "GET, HEAD, POST",
+            "/livez": "GET, HEAD",
+        }[path]
+        assert response.headers["allow"] == expected
+        assert problem["detail"].endswith(f"use {expected}")
 
 
 def test_the_table_is_long_enough() -> None:

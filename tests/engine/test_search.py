@@ -259,3 +259,18 @@ def test_observer_sees_every_search() -> None:
     engine.analyze(Board.parse("X........"))
     engine.analyze(Board.parse("." * 49), node_budget=100)
     assert [(n > 0, exhausted) for n, _, exhausted in seen] == [(True, False), (True, True)]
+
+
+def test_an_estimate_never_passes_a_cached_bound_off_as_a_score() -> None:
+    """Regression: a one-sided bound left in the table by an earlier exact solve
+    must not come back from a budget-starved search as an exact score."""
+    parent = Board.parse("O.O./.X../..O./..XX")
+    child = Board.parse("O.OX/.X../..O./..XX")
+    engine = Engine()
+    engine.analyze(parent)
+    for budget in (1, 3, 10, 30, 100):
+        for move in engine.search(child, node_budget=budget).moves:
+            if move.exact:
+                assert move.score == move_score(child, move.cell), (budget, move)
+            else:
+                assert -1 < move.score < 1

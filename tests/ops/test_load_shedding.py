@@ -1,0 +1,76 @@
+"""Searches are bounded: a full queue answers 503, a departed client stops its search,
+and a batch answers as single requests do."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.engine import Board
+from service.settings import Settings
+from tests.server import running_server
+
+pytestmark = pytest.mark.server
+BIG = ["." * i + "X" + "." * (47 - i) + "O" for i in range(0, 40, 3)]
+
+
+def test_a_full_search_queue_answers_503_with_retry_after(tmp_path: Path) -> None:
+    settings = {"TTT_SEARCH_THREADS": "1", "TTT_SEARCH_QUEUE": "1", "TTT_NODE_BUDGET": "40000"}
+    statuses: list[int] = []
+    retry_after: list[str] = []
+    with running_server(tmp_path, **settings) as server:
+
+        def ask(board: str) -> None:
+            response = httpx.post(server.url + "/v1/analysis", json={"board": board}, timeout=60)
+            statuses.append(response.status_code)
+            if response.status_code == 503:
+                retry_after.append(response.headers.get("retry-after", ""))
+                assert response.json()["type"] == "/problems/service-unavailable"
+
+        threads = [threading.Thread(target=ask, args=(board,)) for board in BIG[:5]]
+        for thread in threads:
+            thread.start()
+            time.sleep(0.05)
+        for thread in threads:
+            thread.join(timeout=60)
+        assert httpx.get(server.url + "/readyz").status_code == 200
+    assert statuses.count(200) >= 2 and statuses.count(503) >= 1, statuses
+    assert set(retry_after) == {"1"}
+
+
+def test_a_search_stops_when_its_client_leaves(tmp_path: Path) -> None:
+    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": "5000000"}
+    with running_server(tmp_path, **settings) as server:
+        for board in BIG[:3]:  # each alone would search for well over a minute
+            with pytest.raises(httpx.ReadTimeout):
+                httpx.post(server.url + "/v1/analysis", json={"board": board}, timeout=0.3)
+        started = time.monotonic()
+        small = httpx.post(
+            server.url + "/v1/analysis", json={"board": "XO../..../..../...."}, timeout=60
+        )
+        waited = time.monotonic() - started
+    assert small.status_code == 200 and small.json()["exact"]
+    assert waited < 10, f"the abandoned searches held the only thread for {waited:.1f} s"
+
+
+def test_a_batch_answers_as_single_requests_do() -> None:
+    rng = random.Random(4)
+    boards = []
+    while len(boards) < 12:
+        board = Board.parse("................", k=rng.choice((3, 4)))
+        for cell in rng.sample(range(16), 2):
+            board = board.play(cell)
+        boards.append({"board": board.format(), "k": board.k})
+    with TestClient(create_app(Settings())) as client:
+        batch = client.post("/v1/batch", json={"requests": boards}).json()["results"]
+    with TestClient(create_app(Settings())) as client:
+        singles = [client.post("/v1/move", json=body).json() for body in boards]
+    assert all(answer["exact"] for answer in batch)
+    assert batch == singles
