@@ -17,14 +17,16 @@ FROM python:3.11-slim-bookworm AS builder
 
 WORKDIR /src
 
-# Only what the wheel is built from; README.md is the project's `readme`.
-COPY pyproject.toml README.md ./
+# Only what the wheel is built from (README.md is the project's `readme`), and
+# the constraints that pin every dependency to the versions the tests ran with.
+COPY pyproject.toml README.md constraints.txt ./
 COPY service ./service
 
 # The project wheel first (--no-deps), then the wheels of its dependencies,
-# resolved from that wheel's metadata, into the same directory.
+# resolved from that wheel's metadata under the constraints, into one directory.
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
-    && pip wheel --no-cache-dir --wheel-dir /wheels /wheels/tictactoe_service-*.whl
+    && pip wheel --no-cache-dir --constraint constraints.txt --wheel-dir /wheels \
+       /wheels/tictactoe_service-*.whl
 
 
 FROM python:3.11-slim-bookworm AS runtime

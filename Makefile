@@ -7,18 +7,18 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test lint typecheck pytest bench bench-sweep openapi readme clean
+.PHONY: run test lint typecheck pytest bench bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(RUN_STAMP): pyproject.toml | $(PY)
-	$(PIP) install -e . 2>&1 | grep -v "is ignored" || true
+$(RUN_STAMP): pyproject.toml constraints.txt | $(PY)
+	$(PIP) install --constraint constraints.txt -e . 2>&1 | grep -v "is ignored" || true
 	$(PY) -c "import service.app"
 	touch $@
 
-$(DEV_STAMP): pyproject.toml | $(PY)
-	$(PIP) install -e '.[dev]' 2>&1 | grep -v "is ignored" || true
+$(DEV_STAMP): pyproject.toml constraints.txt | $(PY)
+	$(PIP) install --constraint constraints.txt -e '.[dev]' 2>&1 | grep -v "is ignored" || true
 	$(PY) -c "import service.app, pytest, hypothesis, schemathesis"
 	touch $@ $(RUN_STAMP)
 
@@ -48,6 +48,14 @@ openapi: $(DEV_STAMP)
 
 readme: $(DEV_STAMP)
 	$(PY) -m tests.api.test_examples
+
+# Re-resolve the newest versions pyproject.toml allows and pin them.
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/pip install -q -e '.[dev]' 2>&1 | grep -v "is ignored" || true
+	(echo "# Exact versions for make test, make run and the image (make lock regenerates it)."; \
+	 .venv-lock/bin/pip freeze --exclude-editable | grep -v '^tictactoe') > constraints.txt
+	rm -rf .venv-lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

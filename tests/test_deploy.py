@@ -713,7 +713,18 @@ def installed_image(tmp_path: Path) -> Path:
     result = run([*pip, "wheel", "--no-deps", "--wheel-dir", str(wheels), str(context)])
     assert result.returncode == 0, report(result)
     (project_wheel,) = wheels.glob("tictactoe_service-*.whl")
-    result = run([*pip, "wheel", "--wheel-dir", str(wheels), str(project_wheel)])
+    constraints = context / "constraints.txt"
+    result = run(
+        [
+            *pip,
+            "wheel",
+            "--constraint",
+            str(constraints),
+            "--wheel-dir",
+            str(wheels),
+            str(project_wheel),
+        ]
+    )
     assert result.returncode == 0, report(result)
     # Runtime stage: a fresh venv that installs the built wheels and nothing else
     # (no index, and no pip configuration that could add one).
