@@ -188,18 +188,18 @@ class Search:
         complete, with a line's weight growing with the marks already on it.
         """
         empty = self._full & ~(me | opp)
-        lines = self._lines
-        weighted: list[tuple[int, int]] = []
-        for cell in self._order:
-            if empty >> cell & 1 and cell != first:
-                weight = 0
-                for index in self._through[cell]:
-                    line = lines[index]
-                    if my_open >> index & 1:
-                        weight += 1 + (me & line).bit_count() * 2
-                    if opp_open >> index & 1:
-                        weight += 1 + (opp & line).bit_count() * 2
-                weighted.append((-weight, cell))
+        # Weigh each line once, then each cell by the lines through it.
+        line_weight = [
+            (1 + 2 * (me & line).bit_count() if my_open >> index & 1 else 0)
+            + (1 + 2 * (opp & line).bit_count() if opp_open >> index & 1 else 0)
+            for index, line in enumerate(self._lines)
+        ]
+        through = self._through
+        weighted = [
+            (-sum([line_weight[index] for index in through[cell]]), cell)
+            for cell in self._order
+            if empty >> cell & 1 and cell != first
+        ]
         weighted.sort()
         moves = [cell for _, cell in weighted]
         if first >= 0:
