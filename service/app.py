@@ -25,6 +25,7 @@ from service.api.metrics import Metrics
 from service.api.observe import RequestObserver, configure_access_log
 from service.api.openapi import install_openapi
 from service.api.problems import install_problem_handlers
+from service.api.replay import AnswerCache
 from service.api.solver import Solver
 from service.engine import Engine
 from service.settings import Settings
@@ -77,7 +78,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     state.ready = False
     state.stopping = False
     state.observe_move = lambda difficulty: metrics.moves.labels(difficulty.value).inc()
-    state.observe_batch = metrics.batch_size.observe
+    state.replays = replays = AnswerCache(settings.response_cache_entries)
+    state.observe_batch = metrics.observe_batch
 
     install_problem_handlers(app)
     app.include_router(routes.router)
@@ -90,6 +92,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         body_limit=settings.body_limit_bytes,
         batch_body_limit=settings.batch_body_limit_bytes,
         batch_path=routes.BATCH_PATH,
+        answers=replays,
+        replayable_paths=frozenset({routes.MOVE_PATH, routes.ANALYSIS_PATH}),
+        on_replay=metrics.observe_replay,
     )
     app.add_middleware(
         CORSMiddleware,

@@ -35,6 +35,12 @@ class Settings(BaseSettings):
     batch_limit: int = Field(100, ge=1, le=10_000)
     graceful_timeout_seconds: int = Field(20, ge=0, le=3_600)
     cache_max_age_seconds: int = Field(86_400, ge=0, le=31_536_000)
+    response_cache_entries: int = Field(
+        20_000,
+        ge=0,
+        le=10_000_000,
+        description="Exact answers kept to replay to repeated requests (0: off).",
+    )
     search_threads: int = Field(
         2, ge=1, le=64, description="Searches that may run at once, off the event loop."
     )

@@ -3,7 +3,8 @@
 It owns the limits on what a client may send: the body size (413 as soon as
 the declared or received length passes the limit, never after reading it
 whole), the time the whole body may take to arrive (408), and the media type
-of JSON bodies (415). It answers HEAD wherever GET is answered (the GET
+of JSON bodies (415). It replays stored answers to repeated bodies
+(``replay.py``) before routing. It answers HEAD wherever GET is answered (the GET
 response without its body, as RFC 9110 asks), and it is the last barrier for
 unexpected exceptions: they become the generic ``internal`` problem here,
 inside CORS and the request observer, so the answer still carries the request
@@ -14,11 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.problems import internal_problem, problem_response
+from service.api.replay import (
+    REPLAYABLE,
+    REPLAYED_DIFFICULTY,
+    AnswerCache,
+    StoredAnswer,
+    etag_matches,
+)
 
 log = logging.getLogger("service.api")
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -48,12 +57,18 @@ class RequestGuard:
         body_limit: int,
         batch_body_limit: int,
         batch_path: str,
+        answers: AnswerCache,
+        replayable_paths: frozenset[str],
+        on_replay: Callable[[StoredAnswer], None],
         body_timeout: float = 10.0,
     ) -> None:
         self.app = app
         self.body_limit = body_limit
         self.batch_body_limit = batch_body_limit
         self.batch_path = batch_path
+        self.answers = answers
+        self.replayable_paths = replayable_paths
+        self.on_replay = on_replay
         self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -73,6 +88,8 @@ class RequestGuard:
                 await self.app({**scope, "method": "GET"}, receive, _without_body(tracked_send))
             elif scope["method"] in BODY_METHODS:
                 await self._with_body(scope, receive, tracked_send)
+            elif scope["method"] == "GET" and self._replayable(scope):
+                await self._replay_or_answer(scope, receive, tracked_send, scope["query_string"])
             else:
                 await self.app(scope, receive, tracked_send)
         except Exception:
@@ -125,7 +142,93 @@ class RequestGuard:
                 body_done = not message.get("more_body", False)
             return message
 
-        await self.app(scope, guarded_receive, send)
+        if self._replayable(scope):
+            await self._read_then_replay_or_answer(scope, guarded_receive, send)
+        else:
+            await self.app(scope, guarded_receive, send)
+
+    def _replayable(self, scope: Scope) -> bool:
+        return self.answers.enabled and scope["path"] in self.replayable_paths
+
+    async def _read_then_replay_or_answer(self, scope: Scope, receive: Receive, send: Send) -> None:
+        chunks = []
+        try:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return  # the client left before sending its body
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    break
+        except (_BodyTooLargeError, _BodyTimeoutError) as refused:
+            slug = "body-too-large" if refused.status_code == 413 else "body-timeout"
+            await _refuse(scope, send, slug, refused.detail)
+            return
+        await self._replay_or_answer(scope, receive, send, b"".join(chunks), body=True)
+
+    async def _replay_or_answer(
+        self, scope: Scope, receive: Receive, send: Send, key: bytes, body: bool = False
+    ) -> None:
+        """Answer from the answer cache, or let the app answer and keep a replayable one.
+
+        ``key`` is the request's body (POST) or query string (GET); the app sees
+        the body again when ``body`` is set.
+        """
+        kind = f"{scope['method']} {scope['path']}"
+        stored = self.answers.get(kind, key)
+        if stored is not None:
+            scope["route"] = stored.route
+            self.on_replay(stored)
+            if etag_matches(_header(scope, b"if-none-match"), stored.etag):
+                kept = [(n, v) for n, v in stored.headers if n in (b"etag", b"cache-control")]
+                await send({"type": "http.response.start", "status": 304, "headers": kept})
+                await send({"type": "http.response.body", "body": b""})
+                return
+            await send(
+                {"type": "http.response.start", "status": 200, "headers": list(stored.headers)}
+            )
+            await send({"type": "http.response.body", "body": stored.body})
+            return
+
+        replayed = not body
+
+        async def replay_receive() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": key, "more_body": False}
+            return await receive()
+
+        status = 0
+        headers: tuple[tuple[bytes, bytes], ...] = ()
+        sent: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            nonlocal status, headers
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = tuple(message.get("headers", ()))
+            elif message["type"] == "http.response.body":
+                sent.append(message.get("body", b""))
+            await send(message)
+
+        await self.app(scope, replay_receive, capture)
+        state = scope.get("state", {})
+        if status == 200 and state.get(REPLAYABLE):
+            self.answers.put(
+                kind,
+                key,
+                StoredAnswer(
+                    b"".join(sent), scope.get("route"), state.get(REPLAYED_DIFFICULTY), headers
+                ),
+            )
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
 
 
 def _without_body(send: Send) -> Send:

@@ -13,7 +13,7 @@ replicas instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -29,6 +29,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
+from service.api.replay import StoredAnswer
 from service.engine import Difficulty, Engine
 
 # Sub-millisecond resolution for cached answers, up to the long searches.
@@ -121,6 +122,16 @@ class Metrics:
 
     def observe_search(self, nodes: int, seconds: float, exhausted: bool) -> None:
         self.search_duration.observe(seconds)
+
+    def observe_batch(self, size: int, moves: Mapping[Difficulty, int]) -> None:
+        self.batch_size.observe(size)
+        for level, count in moves.items():
+            self.moves.labels(level.value).inc(count)
+
+    def observe_replay(self, answer: StoredAnswer) -> None:
+        """A stored answer was sent again: count the move it carries."""
+        if answer.difficulty is not None:
+            self.moves.labels(answer.difficulty).inc()
 
     def exposition(self) -> tuple[bytes, str]:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST

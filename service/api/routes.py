@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
+from collections.abc import Hashable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -27,6 +29,13 @@ from service.api.models import (
     ProblemDetail,
 )
 from service.api.problems import ProblemError, board_problem, problem_body
+from service.api.replay import (
+    REPLAYABLE,
+    REPLAYED_DIFFICULTY,
+    AnswerCache,
+    StoredAnswer,
+    etag_matches,
+)
 from service.api.solver import MoveQuestion, Solver
 from service.engine import BoardError
 
@@ -40,7 +49,10 @@ GET_PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 PREFIX = "/v1"
+BATCH_ITEM = "batch-item"  # the answer cache's kind for one request of a batch
 BATCH_PATH = f"{PREFIX}/batch"
+MOVE_PATH = f"{PREFIX}/move"
+ANALYSIS_PATH = f"{PREFIX}/analysis"
 router = APIRouter(prefix=PREFIX, tags=["v1"])
 
 
@@ -86,16 +98,9 @@ def cacheable(request: Request, body: dict[str, Any], deterministic: bool) -> Re
     etag = '"' + hashlib.blake2b(payload, digest_size=16).hexdigest() + '"'
     max_age = request.app.state.settings.cache_max_age_seconds
     headers = {"etag": etag, "cache-control": f"public, max-age={max_age}"}
-    if _matches(request.headers.get("if-none-match"), etag):
+    if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return Response(payload, media_type="application/json", headers=headers)
-
-
-def _matches(if_none_match: str | None, etag: str) -> bool:
-    if not if_none_match:
-        return False
-    candidates = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
-    return "*" in candidates or etag in candidates
 
 
 @router.post(
@@ -106,8 +111,16 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
     responses=PROBLEMS,
 )
 async def post_move(request: Request, body: MoveRequest) -> Response:
-    answer, _ = await _move(request, body)
+    answer, deterministic = await _move(request, body)
+    _offer_for_replay(request, deterministic, body.difficulty.value)
     return json_response(answer)
+
+
+def _offer_for_replay(request: Request, deterministic: bool, difficulty: str | None) -> None:
+    """Let the request guard replay this answer to the same body (``replay.py``)."""
+    state = request.scope.setdefault("state", {})
+    state[REPLAYABLE] = deterministic
+    state[REPLAYED_DIFFICULTY] = difficulty
 
 
 @router.get(
@@ -119,6 +132,7 @@ async def post_move(request: Request, body: MoveRequest) -> Response:
 )
 async def get_move(request: Request, query: Annotated[MoveQuery, Query()]) -> Response:
     answer, deterministic = await _move(request, query)
+    _offer_for_replay(request, deterministic, query.difficulty.value)
     return cacheable(request, answer, deterministic)
 
 
@@ -130,7 +144,8 @@ async def get_move(request: Request, query: Annotated[MoveQuery, Query()]) -> Re
     responses=PROBLEMS,
 )
 async def post_analysis(request: Request, body: AnalysisRequest) -> Response:
-    answer, _ = await _analysis(request, body)
+    answer, deterministic = await _analysis(request, body)
+    _offer_for_replay(request, deterministic, None)
     return json_response(answer)
 
 
@@ -143,6 +158,7 @@ async def post_analysis(request: Request, body: AnalysisRequest) -> Response:
 )
 async def get_analysis(request: Request, query: Annotated[AnalysisQuery, Query()]) -> Response:
     answer, deterministic = await _analysis(request, query)
+    _offer_for_replay(request, deterministic, None)
     return cacheable(request, answer, deterministic)
 
 
@@ -161,21 +177,32 @@ async def post_batch(request: Request, body: BatchRequest) -> Response:
             f"a batch holds at most {limit} requests, this one has {len(body.requests)}; split it",
             errors=[{"pointer": "/requests", "detail": f"at most {limit} items"}],
         )
-    results: list[dict[str, Any] | None] = [None] * len(body.requests)
-    questions: list[tuple[int, MoveQuestion]] = []
+    replays: AnswerCache = request.app.state.replays
+    results: list[bytes] = [b""] * len(body.requests)
+    questions: list[tuple[int, Hashable, MoveQuestion]] = []
     for index, item in enumerate(body.requests):
+        key = (item.board, item.k, item.rows, item.cols, item.player, item.difficulty, item.seed)
+        stored = replays.get(BATCH_ITEM, key)
+        if stored is not None:
+            results[index] = stored.body
+            continue
         try:
             board = answers.parse_board(item)
             board.check_in_progress()
         except BoardError as error:
             slug, detail, extensions = board_problem(error, prefix=f"/requests/{index}")
-            results[index] = problem_body(slug, detail, **extensions)
+            results[index] = _dumps(problem_body(slug, detail, **extensions))
             continue
-        questions.append((index, MoveQuestion(board, item.difficulty, item.seed)))
-    suggestions = await solver_of(request).suggest_many(request, [q for _, q in questions])
-    for (index, _), suggestion in zip(questions, suggestions, strict=True):
-        item = body.requests[index]
-        results[index] = answers.move_answer(item, suggestion)
-        request.app.state.observe_move(item.difficulty)
-    request.app.state.observe_batch(len(body.requests))
-    return json_response({"results": results})
+        questions.append((index, key, MoveQuestion(board, item.difficulty, item.seed)))
+    suggestions = await solver_of(request).suggest_many(request, [q for _, _, q in questions])
+    for (index, item_key, _), suggestion in zip(questions, suggestions, strict=True):
+        results[index] = _dumps(answers.move_answer(body.requests[index], suggestion))
+        if suggestion.deterministic and suggestion.analysis.exact:
+            replays.put(BATCH_ITEM, item_key, StoredAnswer(results[index], None, None))
+    moves = Counter(
+        item.difficulty
+        for item, result in zip(body.requests, results, strict=True)
+        if result.startswith(b'{"move"')
+    )
+    request.app.state.observe_batch(len(body.requests), moves)
+    return Response(b'{"results":[' + b",".join(results) + b"]}", media_type="application/json")
