@@ -7,7 +7,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test lint typecheck pytest bench bench-sweep openapi readme lock clean
+.PHONY: run test lint typecheck pytest bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +38,14 @@ pytest: $(DEV_STAMP)
 test: lint typecheck pytest
 
 bench: $(DEV_STAMP)
+	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py
+	$(PY) bench/load.py
+	$(PY) bench/memory.py
+
+bench-profile: $(DEV_STAMP)
+	bash .ci/install-bench-tools.sh
+	$(PY) bench/load.py --profile
 
 bench-sweep: $(DEV_STAMP)
 	$(PY) bench/budget_sweep.py

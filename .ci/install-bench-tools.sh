@@ -1,29 +1,29 @@
 #!/usr/bin/env bash
-# Install the system tools the load benchmark and the reliability suite drive:
-#   wrk    - HTTP load generator (bench/load.py)
-#   nginx  - reverse proxy for the rolling-restart test (tests/reliability/)
-# and py-spy (a binary on PyPI) into .venv for profiling the request path.
+# Install what the load benchmark and the reliability suite drive, from Debian:
+#   wrk    - the HTTP load generator of bench/load.py
+#   nginx  - the reverse proxy of tests/reliability/test_rolling_restart.py
+# and py-spy (a binary wheel on PyPI) into .venv, for `bench/load.py --profile`.
 #
-# The tests FAIL, naming this script, when a binary is missing; CI runs it first.
-# Idempotent: nothing is fetched when everything is already present.
+# The tests and the benchmark fail, naming this script, when a binary is
+# missing; CI runs it before `make test`. Idempotent: nothing is fetched when
+# everything is present. The nginx package's own service is not used (the test
+# runs nginx in the foreground from a scratch directory on a free port).
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${VENV:-${repo_root}/.venv}"
 
+have() { command -v "$1" >/dev/null 2>&1 || [[ -x "/usr/sbin/$1" ]]; }
+
 missing=()
-command -v wrk >/dev/null 2>&1 || missing+=(wrk)
-command -v nginx >/dev/null 2>&1 || missing+=(nginx)
+have wrk || missing+=(wrk)
+have nginx || missing+=(nginx)
 if ((${#missing[@]})); then
-    export DEBIAN_FRONTEND=noninteractive
-    sudo_cmd=()
-    if [[ "$(id -u)" != 0 ]]; then sudo_cmd=(sudo); fi
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    # The package starts a system nginx on port 80; the test runs its own instance.
-    if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet nginx 2>/dev/null; then
-        "${sudo_cmd[@]}" systemctl stop nginx || true
-    fi
+    as_root=()
+    if [[ "$(id -u)" != 0 ]]; then as_root=(sudo); fi
+    "${as_root[@]}" apt-get update -qq
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 if [[ -x "${venv}/bin/python" ]] && ! "${venv}/bin/python" -m pip show py-spy >/dev/null 2>&1; then
@@ -31,4 +31,4 @@ if [[ -x "${venv}/bin/python" ]] && ! "${venv}/bin/python" -m pip show py-spy >/
 fi
 
 wrk --version 2>&1 | head -n 1 || true
-nginx -v 2>&1
+PATH="${PATH}:/usr/sbin" nginx -v

@@ -44,7 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cache_entries=settings.cache_entries,
         answer_entries=settings.answer_entries,
     )
-    metrics = Metrics(engine)
+    replays = AnswerCache(settings.response_cache_entries)
+    metrics = Metrics(engine, replays)
     engine.observer = metrics.observe_search
 
     @asynccontextmanager
@@ -78,7 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     state.ready = False
     state.stopping = False
     state.observe_move = lambda difficulty: metrics.moves.labels(difficulty.value).inc()
-    state.replays = replays = AnswerCache(settings.response_cache_entries)
+    state.replays = replays
     state.observe_batch = metrics.observe_batch
 
     install_problem_handlers(app)

@@ -27,7 +27,7 @@ class Settings(BaseSettings):
         DEFAULT_CACHE_ENTRIES, ge=1_000, le=50_000_000, description="Proven positions kept."
     )
     answer_entries: int = Field(
-        20_000, ge=100, le=5_000_000, description="Finished exact analyses kept."
+        10_000, ge=100, le=5_000_000, description="Finished exact analyses kept."
     )
     cors_origins: str = Field("*", description="Comma-separated allowed origins, or *.")
     body_limit_bytes: int = Field(16_384, ge=256, le=16 * 1024 * 1024)
@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     graceful_timeout_seconds: int = Field(20, ge=0, le=3_600)
     cache_max_age_seconds: int = Field(86_400, ge=0, le=31_536_000)
     response_cache_entries: int = Field(
-        20_000,
+        10_000,
         ge=0,
         le=10_000_000,
         description="Exact answers kept to replay to repeated requests (0: off).",

@@ -29,7 +29,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
-from service.api.replay import StoredAnswer
+from service.api.replay import AnswerCache, StoredAnswer
 from service.engine import Difficulty, Engine
 
 # Sub-millisecond resolution for cached answers, up to the long searches.
@@ -72,12 +72,12 @@ UNMATCHED_ROUTE = "unmatched"
 
 
 class Metrics:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, replays: AnswerCache) -> None:
         self.registry = registry = CollectorRegistry()
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         GCCollector(registry=registry)
-        registry.register(_EngineCollector(engine))
+        registry.register(_EngineCollector(engine, replays))
         self.requests = Counter(
             "http_requests",
             "HTTP requests answered, by route template and status.",
@@ -123,10 +123,11 @@ class Metrics:
     def observe_search(self, nodes: int, seconds: float, exhausted: bool) -> None:
         self.search_duration.observe(seconds)
 
-    def observe_batch(self, size: int, moves: Mapping[Difficulty, int]) -> None:
+    def observe_batch(self, size: int, moves: Mapping[str, int]) -> None:
+        """A batch of ``size`` requests that served ``moves`` by difficulty name."""
         self.batch_size.observe(size)
         for level, count in moves.items():
-            self.moves.labels(level.value).inc(count)
+            self.moves.labels(level).inc(count)
 
     def observe_replay(self, answer: StoredAnswer) -> None:
         """A stored answer was sent again: count the move it carries."""
@@ -140,12 +141,16 @@ class Metrics:
 class _EngineCollector(Collector):
     """Engine and cache figures, read at scrape time."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, replays: AnswerCache) -> None:
         self.engine = engine
+        self.replays = replays
 
     def collect(self) -> Iterator[Metric]:
         stats = self.engine.stats()
-        caches = (("positions", stats.positions), ("answers", stats.answers))
+        caches = [("positions", stats.positions), ("answers", stats.answers)]
+        replayed = self.replays.stats()
+        if replayed is not None:  # the answer cache of replay.py, unless turned off
+            caches.append(("responses", replayed))
         families: list[tuple[str, str, str]] = [
             ("tictactoe_cache_hits", "Cache lookups that found an entry.", "hits"),
             ("tictactoe_cache_misses", "Cache lookups that found nothing.", "misses"),

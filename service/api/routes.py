@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from collections.abc import Hashable
 from typing import Annotated, Any
 
@@ -180,11 +179,14 @@ async def post_batch(request: Request, body: BatchRequest) -> Response:
     replays: AnswerCache = request.app.state.replays
     results: list[bytes] = [b""] * len(body.requests)
     questions: list[tuple[int, Hashable, MoveQuestion]] = []
+    moves: dict[str, int] = {}
     for index, item in enumerate(body.requests):
-        key = (item.board, item.k, item.rows, item.cols, item.player, item.difficulty, item.seed)
+        level = item.difficulty.value  # a str hashes in C, the enum in Python
+        key = (item.board, item.k, item.rows, item.cols, item.player, level, item.seed)
         stored = replays.get(BATCH_ITEM, key)
         if stored is not None:
             results[index] = stored.body
+            moves[level] = moves.get(level, 0) + 1
             continue
         try:
             board = answers.parse_board(item)
@@ -196,13 +198,10 @@ async def post_batch(request: Request, body: BatchRequest) -> Response:
         questions.append((index, key, MoveQuestion(board, item.difficulty, item.seed)))
     suggestions = await solver_of(request).suggest_many(request, [q for _, _, q in questions])
     for (index, item_key, _), suggestion in zip(questions, suggestions, strict=True):
-        results[index] = _dumps(answers.move_answer(body.requests[index], suggestion))
+        item = body.requests[index]
+        results[index] = _dumps(answers.move_answer(item, suggestion))
         if suggestion.deterministic and suggestion.analysis.exact:
             replays.put(BATCH_ITEM, item_key, StoredAnswer(results[index], None, None))
-    moves = Counter(
-        item.difficulty
-        for item, result in zip(body.requests, results, strict=True)
-        if result.startswith(b'{"move"')
-    )
+        moves[item.difficulty.value] = moves.get(item.difficulty.value, 0) + 1
     request.app.state.observe_batch(len(body.requests), moves)
     return Response(b'{"results":[' + b",".join(results) + b"]}", media_type="application/json")

@@ -36,7 +36,7 @@ from service.engine.search import (
 
 DEFAULT_NODE_BUDGET = 200_000
 DEFAULT_CACHE_ENTRIES = 500_000
-DEFAULT_ANSWER_ENTRIES = 20_000
+DEFAULT_ANSWER_ENTRIES = 10_000
 # The share of the node budget the exact solve may use before the search falls
 # back to iterative deepening with the heuristic for the rest.
 SOLVE_SHARE = 0.6

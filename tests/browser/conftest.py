@@ -79,7 +79,7 @@ def base_url() -> Iterator[str]:
                     process.wait()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # Playwright's loop must stop before other tests use asyncio
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install chromium`")
