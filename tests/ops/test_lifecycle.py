@@ -40,7 +40,7 @@ def test_readyz_waits_for_the_start_up_solve_and_turns_503_when_shutdown_begins(
 def test_sigterm_drains_requests_in_flight(tmp_path: Path) -> None:
     """Slow searches in flight when SIGTERM arrives all get their answers."""
     settings = {
-        "TTT_NODE_BUDGET": "60000",
+        "TTT_NODE_BUDGET": "25000",
         "TTT_SEARCH_THREADS": "2",
         "TTT_GRACEFUL_TIMEOUT_SECONDS": "20",
     }
