@@ -16,6 +16,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from service.api import answers
+from service.api.bodies import JsonBodyRoute
 from service.api.models import (
     AnalysisAnswer,
     AnalysisQuery,
@@ -52,7 +53,7 @@ BATCH_ITEM = "batch-item"  # the answer cache's kind for one request of a batch
 BATCH_PATH = f"{PREFIX}/batch"
 MOVE_PATH = f"{PREFIX}/move"
 ANALYSIS_PATH = f"{PREFIX}/analysis"
-router = APIRouter(prefix=PREFIX, tags=["v1"])
+router = APIRouter(prefix=PREFIX, tags=["v1"], route_class=JsonBodyRoute)
 
 
 def solver_of(request: Request) -> Solver:
