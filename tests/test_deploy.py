@@ -19,7 +19,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -35,6 +34,7 @@ import pytest
 import yaml
 
 from service.settings import Settings
+from tests.server import free_port
 
 REPO = Path(__file__).resolve().parents[1]
 DOCKERFILE = REPO / "Dockerfile"
@@ -679,13 +679,6 @@ def copy_build_context(target: Path) -> None:
         else:
             place.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(origin, place)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def files_under(root: Path) -> set[Path]:

@@ -6,18 +6,13 @@ Chromium is driven by Playwright with the system binary, never a downloaded one.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.server import running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 # This machine has no network: without these flags Chromium keeps dialling out.
@@ -32,51 +27,13 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-START_TIMEOUT_SECONDS = 30
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _wait_until_live(base_url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"the server exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{base_url}/livez", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"the server was not live within {START_TIMEOUT_SECONDS} s:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="session")
-def base_url() -> Iterator[str]:
-    port = _free_port()
-    env = {**os.environ, "TTT_HOST": "127.0.0.1", "TTT_PORT": str(port), "TTT_LOG_LEVEL": "warning"}
-    with tempfile.TemporaryDirectory() as scratch:
-        log = Path(scratch) / "server.log"
-        with log.open("wb") as output:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "service"], env=env, stdout=output, stderr=output
-            )
-            url = f"http://127.0.0.1:{port}"
-            try:
-                _wait_until_live(url, process, log)
-                yield url
-            finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    logs = tmp_path_factory.mktemp("browser-server")
+    with running_server(logs, ready=False, TTT_LOG_LEVEL="warning") as server:
+        yield server.url
 
 
 @pytest.fixture(scope="package")  # Playwright's loop must stop before other tests use asyncio

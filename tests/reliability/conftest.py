@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,18 +28,13 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.server import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "bench" / "results" / "reliability.json"
 INSTALL_SCRIPT = ".ci/install-bench-tools.sh"
 START_TIMEOUT_SECONDS = 30
 STOP_TIMEOUT_SECONDS = 30
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def require_binary(name: str) -> str:

@@ -29,8 +29,9 @@ import httpx
 import pytest
 
 from service.engine import Board, Engine
-from tests.reliability.conftest import Backend, free_port, require_binary
+from tests.reliability.conftest import Backend, require_binary
 from tests.reliability.wire import Connection
+from tests.server import free_port
 
 pytestmark = pytest.mark.server
 
