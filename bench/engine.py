@@ -14,7 +14,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from service.engine import Board, Engine, Status
+from local_server import reachable_3x3
+
+from service.engine import Board, Engine
 
 
 def demo_minimax(cells: list[str], player: str) -> tuple[int, int]:
@@ -77,20 +79,6 @@ def resident_mb() -> float:
     return float("nan")
 
 
-def all_3x3_positions() -> list[Board]:
-    seen = {Board.empty()}
-    frontier = [Board.empty()]
-    while frontier:
-        board = frontier.pop()
-        if board.status is Status.IN_PROGRESS:
-            for cell in board.empty_cells():
-                child = board.play(cell)
-                if child not in seen:
-                    seen.add(child)
-                    frontier.append(child)
-    return sorted((b for b in seen if not b.is_game_over()), key=lambda b: (b.x, b.o))
-
-
 def main() -> int:
     rows: list[tuple[str, str, str, bool]] = []
     figures: dict[str, float | int | bool] = {}
@@ -108,7 +96,7 @@ def main() -> int:
     # Every 3x3 position analysed from the warm cache.
     engine = Engine()
     engine.solve_game()
-    positions = all_3x3_positions()
+    positions = reachable_3x3()
 
     def sweep() -> None:
         for board in positions:

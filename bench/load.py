@@ -50,9 +50,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from local_server import REPO, LocalServer, pinned, require
+from local_server import REPO, LocalServer, pinned, reachable_3x3, require
 
-from service.engine import Board, Status
+from service.engine import Board
 
 RESULTS = REPO / "bench" / "results"
 SERVER_CPU, LOAD_CPU = 0, 1
@@ -144,21 +144,6 @@ class Run:
     def cpu_us(self) -> float:
         """Server CPU per request: steadier than throughput on a shared machine."""
         return self.cpu_seconds / self.requests * 1e6
-
-
-def reachable_3x3() -> list[Board]:
-    """Every unfinished 3x3 position a legal game reaches (X first), in a fixed order."""
-    seen = {Board.empty()}
-    frontier = [Board.empty()]
-    while frontier:
-        board = frontier.pop()
-        if board.status is Status.IN_PROGRESS:
-            for cell in board.empty_cells():
-                child = board.play(cell)
-                if child not in seen:
-                    seen.add(child)
-                    frontier.append(child)
-    return sorted((b for b in seen if not b.is_game_over()), key=lambda b: (b.x, b.o))
 
 
 def random_positions(

@@ -1,5 +1,7 @@
 """The real server for the benchmarks: ``python -m service``, one process, on loopback.
 
+Also the benchmarks' shared set of positions: every reachable 3x3 one.
+
 Started as in production (uvicorn with httptools and uvloop, the access log on
 at ``info``) on a free port of 127.0.0.1, pinned to one CPU with ``taskset``
 when it is installed so the load generator can have the other. Stopped with
@@ -19,6 +21,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from types import TracebackType
+
+from service.engine import Board, Status
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALL_SCRIPT = ".ci/install-bench-tools.sh"
@@ -139,3 +143,18 @@ class LocalServer:
                 name, _, value = line.rpartition(" ")
                 figures[name] = float(value)
         return figures
+
+
+def reachable_3x3() -> list[Board]:
+    """Every unfinished 3x3 position a legal game reaches (X first), in a fixed order."""
+    seen = {Board.empty()}
+    frontier = [Board.empty()]
+    while frontier:
+        board = frontier.pop()
+        if board.status is Status.IN_PROGRESS:
+            for cell in board.empty_cells():
+                child = board.play(cell)
+                if child not in seen:
+                    seen.add(child)
+                    frontier.append(child)
+    return sorted((b for b in seen if not b.is_game_over()), key=lambda b: (b.x, b.o))
