@@ -6,18 +6,20 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
+# The compiled search core: a change to its source reinstalls (rebuilds) it.
+CORE_SOURCES := setup.py service/engine/_core.c
 
-.PHONY: run test lint typecheck pytest bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test lint typecheck pytest sanitize bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(RUN_STAMP): pyproject.toml constraints.txt | $(PY)
+$(RUN_STAMP): pyproject.toml constraints.txt $(CORE_SOURCES) | $(PY)
 	$(PIP) install --constraint constraints.txt -e . 2>&1 | grep -v "is ignored" || true
 	$(PY) -c "import service.app"
 	touch $@
 
-$(DEV_STAMP): pyproject.toml constraints.txt | $(PY)
+$(DEV_STAMP): pyproject.toml constraints.txt $(CORE_SOURCES) | $(PY)
 	$(PIP) install --constraint constraints.txt -e '.[dev]' 2>&1 | grep -v "is ignored" || true
 	$(PY) -c "import service.app, pytest, hypothesis, schemathesis"
 	touch $@ $(RUN_STAMP)
@@ -35,7 +37,23 @@ typecheck: $(DEV_STAMP)
 pytest: $(DEV_STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test: lint typecheck pytest
+test: lint typecheck pytest sanitize
+
+# The differential suite against a build of the core with AddressSanitizer and
+# UndefinedBehaviorSanitizer: any out-of-bounds access, overflow or undefined
+# shift aborts the run. The interpreter is not built with ASan, so the runtime
+# is preloaded and leak checking (which would report the interpreter's own
+# allocations) is off.
+SANITIZED_CORE := build/sanitized/_core$(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+sanitize: $(DEV_STAMP)
+	mkdir -p build/sanitized
+	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -shared -fPIC \
+		-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+		-I"$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['include'])")" \
+		service/engine/_core.c -o $(SANITIZED_CORE)
+	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0 TTT_TEST_CORE=$(SANITIZED_CORE) \
+		$(PY) -m pytest -p tests.core_under_test tests/engine/test_differential.py -q -p no:cacheprovider
 
 bench: $(DEV_STAMP)
 	bash .ci/install-bench-tools.sh

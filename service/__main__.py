@@ -25,7 +25,10 @@ class Server(uvicorn.Server):
         self.service_app = app
 
     def handle_exit(self, sig: int, frame: types.FrameType | None) -> None:
-        self.service_app.state.stopping = True
+        state = self.service_app.state
+        if not state.stopping:
+            state.stopping = True
+            state.solver.drain(state.settings.graceful_timeout_seconds)
         super().handle_exit(sig, frame)
 
 

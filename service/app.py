@@ -41,11 +41,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     engine = Engine(
         node_budget=settings.node_budget,
-        cache_entries=settings.cache_entries,
+        table_bytes=settings.table_mb * 2**20,
         answer_entries=settings.answer_entries,
     )
     replays = AnswerCache(settings.response_cache_entries)
-    metrics = Metrics(engine, replays)
+    solver = Solver(
+        engine,
+        search_threads=settings.search_threads,
+        search_queue=settings.search_queue,
+        batch_node_budget=settings.batch_node_budget,
+        search_deadline_ms=settings.search_deadline_ms,
+        batch_deadline_ms=settings.batch_deadline_ms,
+    )
+    metrics = Metrics(engine, replays, solver.admission)
     engine.observer = metrics.observe_search
 
     @asynccontextmanager
@@ -69,12 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     state = app.state
     state.settings = settings
     state.engine = engine
-    state.solver = Solver(
-        engine,
-        search_threads=settings.search_threads,
-        search_queue=settings.search_queue,
-        batch_node_budget=settings.batch_node_budget,
-    )
+    state.solver = solver
     state.metrics = metrics
     state.ready = False
     state.stopping = False

@@ -6,12 +6,41 @@ naming the variable. Nothing else in the project reads the environment.
 
 from __future__ import annotations
 
+import math
+import os
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from service.engine import DEFAULT_CACHE_ENTRIES, DEFAULT_NODE_BUDGET
+from service.engine import DEFAULT_NODE_BUDGET, DEFAULT_TABLE_BYTES
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def available_cpus(cgroup_root: Path = CGROUP_ROOT) -> int:
+    """The CPUs this process may use: its affinity mask, capped by a cgroup CPU quota
+    (v2 ``cpu.max``, or v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``), rounded up."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    quota = period = None
+    try:
+        text = (cgroup_root / "cpu.max").read_text().split()
+        if text and text[0] != "max":
+            quota, period = int(text[0]), int(text[1])
+    except (OSError, ValueError, IndexError):
+        try:
+            v1 = cgroup_root / "cpu"
+            quota = int((v1 / "cpu.cfs_quota_us").read_text())
+            period = int((v1 / "cpu.cfs_period_us").read_text())
+        except (OSError, ValueError):
+            pass
+    if quota is not None and period and quota > 0:
+        cpus = min(cpus, max(1, math.ceil(quota / period)))
+    return max(1, cpus)
 
 
 class Settings(BaseSettings):
@@ -23,8 +52,11 @@ class Settings(BaseSettings):
     node_budget: int = Field(
         DEFAULT_NODE_BUDGET, ge=1, le=100_000_000, description="Positions one search may visit."
     )
-    cache_entries: int = Field(
-        DEFAULT_CACHE_ENTRIES, ge=1_000, le=50_000_000, description="Proven positions kept."
+    table_mb: int = Field(
+        DEFAULT_TABLE_BYTES // 2**20,
+        ge=1,
+        le=65_536,
+        description="MiB of the shared table of proven bounds (fixed at start-up).",
     )
     answer_entries: int = Field(
         10_000, ge=100, le=5_000_000, description="Finished exact analyses kept."
@@ -42,10 +74,23 @@ class Settings(BaseSettings):
         description="Exact answers kept to replay to repeated requests (0: off).",
     )
     search_threads: int = Field(
-        2, ge=1, le=64, description="Searches that may run at once, off the event loop."
+        default_factory=available_cpus,
+        ge=1,
+        le=64,
+        description="Searches that may run at once, each on its own core; default: the CPUs "
+        "the process may use (affinity and cgroup quota).",
     )
     search_queue: int = Field(
         8, ge=0, le=10_000, description="Searches that may wait for a thread before 503."
+    )
+    search_deadline_ms: int = Field(
+        800,
+        ge=10,
+        le=600_000,
+        description="Wall-clock limit of one search, from admission; requests may ask for less.",
+    )
+    batch_deadline_ms: int = Field(
+        5_000, ge=10, le=600_000, description="Wall-clock limit of all the searches of a batch."
     )
     batch_node_budget: int = Field(
         2_000_000,

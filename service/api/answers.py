@@ -35,6 +35,10 @@ def wire_score(score: int | float) -> int | float:
     return score if isinstance(score, int) else round(score, SCORE_DIGITS)
 
 
+def stopped_by(analysis: Analysis) -> str | None:
+    return None if analysis.stopped_by is None else analysis.stopped_by.value
+
+
 def move_answer(request: MoveRequest, suggestion: Suggestion) -> dict[str, Any]:
     analysis = suggestion.analysis
     board = analysis.board
@@ -55,6 +59,7 @@ def move_answer(request: MoveRequest, suggestion: Suggestion) -> dict[str, Any]:
         "is_best": suggestion.is_best,
         "exact": analysis.exact,
         "depth": analysis.depth,
+        "stopped_by": stopped_by(analysis),
         "board": board.format(),
         "board_after": after.format(),
         "status_after": status_after.value,
@@ -80,6 +85,7 @@ def analysis_answer(analysis: Analysis) -> dict[str, Any]:
         "plies": analysis.move_plies(best),
         "exact": analysis.exact,
         "depth": analysis.depth,
+        "stopped_by": stopped_by(analysis),
         "moves": [
             {
                 **cell(shape, move.cell),
@@ -105,6 +111,7 @@ def finished_answer(board: Board) -> dict[str, Any]:
         "plies": 0,
         "exact": True,
         "depth": 0,
+        "stopped_by": None,
         "moves": [],
     }
 

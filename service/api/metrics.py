@@ -30,7 +30,8 @@ from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
 from service.api.replay import AnswerCache, StoredAnswer
-from service.engine import Difficulty, Engine
+from service.api.solver import Admission
+from service.engine import Difficulty, Engine, StopReason
 
 # Sub-millisecond resolution for cached answers, up to the long searches.
 HTTP_BUCKETS = (
@@ -72,12 +73,14 @@ UNMATCHED_ROUTE = "unmatched"
 
 
 class Metrics:
-    def __init__(self, engine: Engine, replays: AnswerCache) -> None:
+    def __init__(
+        self, engine: Engine, replays: AnswerCache, admission: Admission | None = None
+    ) -> None:
         self.registry = registry = CollectorRegistry()
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         GCCollector(registry=registry)
-        registry.register(_EngineCollector(engine, replays))
+        registry.register(_EngineCollector(engine, replays, admission))
         self.requests = Counter(
             "http_requests",
             "HTTP requests answered, by route template and status.",
@@ -120,7 +123,7 @@ class Metrics:
         for level in Difficulty:
             self.moves.labels(level.value)
 
-    def observe_search(self, nodes: int, seconds: float, exhausted: bool) -> None:
+    def observe_search(self, nodes: int, seconds: float, stopped_by: StopReason | None) -> None:
         self.search_duration.observe(seconds)
 
     def observe_batch(self, size: int, moves: Mapping[str, int]) -> None:
@@ -141,9 +144,10 @@ class Metrics:
 class _EngineCollector(Collector):
     """Engine and cache figures, read at scrape time."""
 
-    def __init__(self, engine: Engine, replays: AnswerCache) -> None:
+    def __init__(self, engine: Engine, replays: AnswerCache, admission: Admission | None) -> None:
         self.engine = engine
         self.replays = replays
+        self.admission = admission
 
     def collect(self) -> Iterator[Metric]:
         stats = self.engine.stats()
@@ -187,3 +191,24 @@ class _EngineCollector(Collector):
             "Searches that ran out of node budget and answered with estimates.",
             value=stats.searches_exhausted,
         )
+        yield CounterMetricFamily(
+            "tictactoe_searches_deadline_exceeded",
+            "Searches stopped by their wall-clock deadline, answered with estimates.",
+            value=stats.searches_deadline,
+        )
+        yield GaugeMetricFamily(
+            "tictactoe_table_bytes",
+            "Bytes of the shared table of proven bounds (fixed at start-up).",
+            value=stats.table_bytes,
+        )
+        if self.admission is not None:
+            yield GaugeMetricFamily(
+                "tictactoe_search_queue_waiting",
+                "Searches admitted and waiting for a search thread.",
+                value=len(self.admission.waiting),
+            )
+            yield GaugeMetricFamily(
+                "tictactoe_searches_running",
+                "Searches running now, each on a thread of its own.",
+                value=len(self.admission.running),
+            )

@@ -18,6 +18,15 @@ MAX_SEED = 2**53 - 1
 Mark = Literal["X", "O"]
 OutcomeName = Literal["win", "draw", "loss"]
 StatusName = Literal["in_progress", "won", "drawn"]
+StopName = Literal["budget", "deadline"]
+# The longest time limit a request may name; the server's own deadline
+# (TTT_SEARCH_DEADLINE_MS) caps it further.
+MAX_TIME_LIMIT_MS = 600_000
+STOPPED_BY_DESCRIPTION = (
+    "Why the search answered with estimates: 'budget' (the node budget ran out: the same "
+    "question gets the same answer) or 'deadline' (the time limit ran out: depends on the "
+    "server's load; never cached). Null when exact."
+)
 
 BOARD_DESCRIPTION = (
     "Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for "
@@ -52,6 +61,14 @@ class BoardQuestion(BaseModel):
     player: Mark | None = Field(
         default=None,
         description="The side to move. Needed only when the counts are equal and O started.",
+    )
+    time_limit_ms: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_TIME_LIMIT_MS,
+        description="The longest the search may take, in milliseconds; the server's own "
+        "deadline (800 ms by default) caps it. In a batch it caps the item's search, inside "
+        "the batch's one deadline.",
     )
 
 
@@ -136,6 +153,7 @@ class MoveAnswer(BaseModel):
     is_best: bool = Field(description="False when a lower difficulty chose a weaker move.")
     exact: bool = Field(description="True when the scores are proven, not estimated.")
     depth: int = Field(description="Search depth in plies behind the scores.")
+    stopped_by: StopName | None = Field(description=STOPPED_BY_DESCRIPTION)
     board: str = Field(description="The position asked about, in canonical form.")
     board_after: str = Field(description="The position after the move, in canonical form.")
     status_after: StatusName
@@ -174,6 +192,7 @@ class AnalysisAnswer(BaseModel):
     plies: int | None
     exact: bool
     depth: int
+    stopped_by: StopName | None = Field(description=STOPPED_BY_DESCRIPTION)
     moves: list[MoveValue]
 
 

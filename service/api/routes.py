@@ -72,7 +72,7 @@ def _dumps(body: dict[str, Any]) -> bytes:
 async def _move(request: Request, body: MoveRequest) -> tuple[dict[str, Any], bool]:
     """The move answer and whether it is the same for every equal request."""
     board = answers.parse_board(body)
-    question = MoveQuestion(board, body.difficulty, body.seed)
+    question = MoveQuestion(board, body.difficulty, body.seed, body.time_limit_ms)
     suggestion = await solver_of(request).suggest(request, question)
     request.app.state.observe_move(body.difficulty)
     return answers.move_answer(body, suggestion), suggestion.deterministic and (
@@ -84,7 +84,7 @@ async def _analysis(request: Request, body: AnalysisRequest) -> tuple[dict[str, 
     board = answers.parse_board(body)
     if board.is_game_over():
         return answers.finished_answer(board), True
-    analysis = await solver_of(request).analyze(request, board)
+    analysis = await solver_of(request).analyze(request, board, body.time_limit_ms)
     return answers.analysis_answer(analysis), analysis.exact
 
 
@@ -196,7 +196,8 @@ async def post_batch(request: Request, body: BatchRequest) -> Response:
             slug, detail, extensions = board_problem(error, prefix=f"/requests/{index}")
             results[index] = _dumps(problem_body(slug, detail, **extensions))
             continue
-        questions.append((index, key, MoveQuestion(board, item.difficulty, item.seed)))
+        question = MoveQuestion(board, item.difficulty, item.seed, item.time_limit_ms)
+        questions.append((index, key, question))
     suggestions = await solver_of(request).suggest_many(request, [q for _, _, q in questions])
     for (index, item_key, _), suggestion in zip(questions, suggestions, strict=True):
         item = body.requests[index]

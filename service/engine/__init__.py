@@ -9,8 +9,8 @@ environment: the HTTP layer in ``service.api`` translates to and from it.
 """
 
 from service.engine.analysis import (
-    DEFAULT_CACHE_ENTRIES,
     DEFAULT_NODE_BUDGET,
+    DEFAULT_TABLE_BYTES,
     Analysis,
     Engine,
     EngineStats,
@@ -36,11 +36,11 @@ from service.engine.errors import (
 )
 from service.engine.geometry import Geometry, default_k, geometry
 from service.engine.score import Outcome
-from service.engine.search import SearchCancelled
+from service.engine.search import SearchCancelled, SearchControl, StopReason
 
 __all__ = [
-    "DEFAULT_CACHE_ENTRIES",
     "DEFAULT_NODE_BUDGET",
+    "DEFAULT_TABLE_BYTES",
     "Analysis",
     "Board",
     "BoardCharacterError",
@@ -62,8 +62,10 @@ __all__ = [
     "Outcome",
     "Player",
     "SearchCancelled",
+    "SearchControl",
     "SideToMoveError",
     "Status",
+    "StopReason",
     "Suggestion",
     "UnreachableWinError",
     "default_k",

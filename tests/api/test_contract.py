@@ -23,6 +23,7 @@ MOVE_FIELDS = {
     "is_best",
     "exact",
     "depth",
+    "stopped_by",
     "board",
     "board_after",
     "status_after",

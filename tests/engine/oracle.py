@@ -1,12 +1,17 @@
-"""Independent references for the engine's tests: written plainly, sharing no code
-with the search, so that agreement means something."""
+"""The reference solver and other independent references for the engine's tests.
+
+Written plainly and sharing no code with the search (only ``Board`` and the
+shape's lines), so that agreement means something: negamax over every move
+with a memo table, no pruning, no ordering, no symmetry, no bounds. Production
+never runs it; tests compare the compiled core with it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
 
-from service.engine import Board, Player, Status
+from service.engine import Board, Geometry, Player, Status
 
 
 def children(board: Board) -> Iterator[tuple[int, Board]]:
@@ -32,27 +37,48 @@ def reachable(
     return seen
 
 
-@cache
 def minimax(board: Board) -> int:
-    """The public score of ``board`` for its side to move, by plain minimax.
+    """The public score of ``board`` for its side to move, by plain negamax.
 
     Scores follow the documented convention: a win whose final move is n plies
     away scores cells + 1 - n, a loss the negative, a draw 0.
     """
     assert board.status is Status.IN_PROGRESS
-    return max(move_score(board, cell) for cell in board.empty_cells())
+    me, opp = _sides(board)
+    return _value(board.shape, me, opp)
 
 
 def move_score(board: Board, cell: int) -> int:
     """The public score of playing ``cell`` for the player who plays it."""
-    cells = board.shape.cells
-    child = board.play(cell)
-    status = child.status
-    if status is Status.WON:
-        return cells  # a win on this very move: n = 1
-    if status is Status.DRAWN:
+    assert board.status is Status.IN_PROGRESS and not (board.x | board.o) >> cell & 1
+    me, opp = _sides(board)
+    return _move(board.shape, me, opp, cell)
+
+
+def move_scores(board: Board) -> dict[int, int]:
+    """Every legal move's public score."""
+    return {cell: move_score(board, cell) for cell in board.empty_cells()}
+
+
+def _sides(board: Board) -> tuple[int, int]:
+    if board.side_to_move is Player.X:
+        return board.x, board.o
+    return board.o, board.x
+
+
+@cache
+def _value(shape: Geometry, me: int, opp: int) -> int:
+    occupied = me | opp
+    return max(_move(shape, me, opp, c) for c in range(shape.cells) if not occupied >> c & 1)
+
+
+def _move(shape: Geometry, me: int, opp: int, cell: int) -> int:
+    mine = me | 1 << cell
+    if any(mine & line == line for line in shape.lines):
+        return shape.cells  # a win on this very move: n = 1
+    if mine | opp == shape.full:
         return 0
-    reply = minimax(child)
+    reply = _value(shape, opp, mine)
     if reply > 0:
         return -(reply - 1)  # the opponent's win is one ply further from us
     if reply < 0:

@@ -15,10 +15,12 @@ from service.engine import (
     Outcome,
     Player,
     Status,
+    StopReason,
     rank_moves,
     suggest,
 )
 from service.engine.analysis import SOLVE_SHARE
+from service.engine.search import ENTRY_BYTES
 from tests.engine.oracle import minimax, move_score, reachable
 
 
@@ -202,7 +204,7 @@ def test_estimates_claim_only_what_is_proven(budget: int, truths: list[Analysis]
 def test_exact_answers_do_not_depend_on_what_was_asked_before() -> None:
     boards = [Board.parse(t, k=4) for t in ("X..O/..../..../....", "..../.X../..O./....")]
     fresh = [Engine().analyze(b) for b in boards]
-    busy = Engine(cache_entries=64)
+    busy = Engine(table_bytes=16 * 4 * ENTRY_BYTES)  # 16 buckets of 4 entries
     for text in ("." * 25, "X" + "." * 23 + "O", "." * 36):
         busy.analyze(Board.parse(text, k=4), node_budget=3_000)  # estimates, and evictions
     assert [busy.analyze(b) for b in boards] == fresh
@@ -235,7 +237,7 @@ def test_start_up_solve_covers_the_whole_3x3_game() -> None:
 def test_concurrent_analyses_agree_with_sequential_ones() -> None:
     boards = [b for b in reachable(rows=3, cols=4, k=3) if not b.is_game_over()][:300:7]
     expected = [Engine().analyze(b) for b in boards]
-    shared = Engine(cache_entries=500)
+    shared = Engine(table_bytes=128 * 4 * ENTRY_BYTES)
     results: dict[int, Analysis] = {}
 
     def work(offset: int) -> None:
@@ -251,14 +253,12 @@ def test_concurrent_analyses_agree_with_sequential_ones() -> None:
 
 
 def test_observer_sees_every_search() -> None:
-    seen: list[tuple[int, float, bool]] = []
-    engine = Engine(
-        observer=lambda nodes, seconds, exhausted: seen.append((nodes, seconds, exhausted))
-    )
+    seen: list[tuple[int, float, StopReason | None]] = []
+    engine = Engine(observer=lambda nodes, seconds, stop: seen.append((nodes, seconds, stop)))
     engine.analyze(Board.parse("X........"))
     engine.analyze(Board.parse("X........"))
     engine.analyze(Board.parse("." * 49), node_budget=100)
-    assert [(n > 0, exhausted) for n, _, exhausted in seen] == [(True, False), (True, True)]
+    assert [(n > 0, stop) for n, _, stop in seen] == [(True, None), (True, StopReason.BUDGET)]
 
 
 def test_an_estimate_never_passes_a_cached_bound_off_as_a_score() -> None:

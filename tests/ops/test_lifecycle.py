@@ -40,7 +40,8 @@ def test_readyz_waits_for_the_start_up_solve_and_turns_503_when_shutdown_begins(
 def test_sigterm_drains_requests_in_flight(tmp_path: Path) -> None:
     """Slow searches in flight when SIGTERM arrives all get their answers."""
     settings = {
-        "TTT_NODE_BUDGET": "25000",
+        "TTT_NODE_BUDGET": "3000000",  # about a second of searching each
+        "TTT_SEARCH_DEADLINE_MS": "60000",
         "TTT_SEARCH_THREADS": "2",
         "TTT_GRACEFUL_TIMEOUT_SECONDS": "20",
     }
@@ -98,3 +99,48 @@ def test_access_log_is_one_json_line_per_request(tmp_path: Path) -> None:
         set(line) == {"ts", "method", "route", "status", "duration_ms", "request_id"}
         for line in lines
     )
+
+
+def test_sigterm_with_searches_longer_than_the_grace_period_drops_none(tmp_path: Path) -> None:
+    """Twelve searches that would each take a minute: on SIGTERM the running ones
+    answer with what they found before the grace period ends, the queued ones
+    get a 503 problem, and no connection closes without an answer."""
+    settings = {
+        "TTT_NODE_BUDGET": "100000000",
+        "TTT_SEARCH_DEADLINE_MS": "60000",
+        "TTT_SEARCH_THREADS": "2",
+        "TTT_SEARCH_QUEUE": "12",
+        "TTT_GRACEFUL_TIMEOUT_SECONDS": "6",
+    }
+    boards = ["." * i + "X" + "." * (47 - i) + "O" for i in range(12)]
+    answers: list[tuple[int, dict[str, object]] | str] = []
+    with running_server(tmp_path, **settings) as server:
+
+        def ask(board: str) -> None:
+            try:
+                response = httpx.post(
+                    server.url + "/v1/analysis", json={"board": board}, timeout=60
+                )
+                answers.append((response.status_code, response.json()))
+            except httpx.HTTPError as error:
+                answers.append(repr(error))
+
+        threads = [threading.Thread(target=ask, args=(b,)) for b in boards]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)  # two searching, ten queued
+        started = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        for thread in threads:
+            thread.join(timeout=60)
+        server.process.wait(timeout=30)
+        drained = time.monotonic() - started
+    assert all(isinstance(a, tuple) for a in answers), answers
+    statuses = sorted(a[0] for a in answers if isinstance(a, tuple))
+    assert statuses == [200, 200] + [503] * 10, statuses
+    for status, body in (a for a in answers if isinstance(a, tuple)):
+        if status == 200:
+            assert body["exact"] is False and body["stopped_by"] == "deadline"
+        else:
+            assert body["type"] == "/problems/service-unavailable"
+    assert drained < 6, f"the drain took {drained:.1f} s of a 6 s grace period"

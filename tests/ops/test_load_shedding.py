@@ -22,7 +22,14 @@ BIG = ["." * i + "X" + "." * (47 - i) + "O" for i in range(0, 40, 3)]
 
 
 def test_a_full_search_queue_answers_503_with_retry_after(tmp_path: Path) -> None:
-    settings = {"TTT_SEARCH_THREADS": "1", "TTT_SEARCH_QUEUE": "1", "TTT_NODE_BUDGET": "40000"}
+    # Each search runs until its 3 s deadline: the compiled core needs a budget
+    # far beyond any default to keep a thread busy that long.
+    settings = {
+        "TTT_SEARCH_THREADS": "1",
+        "TTT_SEARCH_QUEUE": "1",
+        "TTT_NODE_BUDGET": "100000000",
+        "TTT_SEARCH_DEADLINE_MS": "3000",
+    }
     statuses: list[int] = []
     retry_after: list[str] = []
     with running_server(tmp_path, **settings) as server:

@@ -126,11 +126,16 @@ class Backend:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """One production server for a module's tests.
 
-    The search queue is raised from its default (8) so that 200 clients asking
-    for uncached boards at once wait rather than get the load-shedding 503 that
-    tests/ops/test_load_shedding.py covers.
+    The search queue is raised from its default (8), and the search deadline
+    from its default (800 ms), so that 200 clients asking for uncached boards at
+    once wait for exact answers rather than get the load-shedding 503 or the
+    deadline's estimates that tests/ops covers.
     """
-    backend = Backend(tmp_path_factory.mktemp("server"), TTT_SEARCH_QUEUE="512")
+    backend = Backend(
+        tmp_path_factory.mktemp("server"),
+        TTT_SEARCH_QUEUE="512",
+        TTT_SEARCH_DEADLINE_MS="120000",
+    )
     backend.start()
     try:
         yield backend

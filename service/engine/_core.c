@@ -1,0 +1,1390 @@
+/*
+ * The compiled search core: negamax with alpha-beta over bitboards and a shared
+ * table of proven bounds, released from the GIL while it searches.
+ *
+ * It owns the search and nothing else. Python (geometry.py) hands it a shape's
+ * lines, symmetries and static cell order; board.py has validated every
+ * position before it gets here, but every argument is checked again because
+ * this code handles what clients send.
+ *
+ * Scores inside the core count marks, not plies, so that negamax is plain
+ * negation: a win completed by the T-th mark on the board is worth
+ * cells + 1 - T to the winner, the negative to the loser, and a draw is 0
+ * (search.py converts to the public convention of score.py).
+ *
+ * Bound semantics of solve() (the contract of Pons' connect-4 solver, stated
+ * once here): called with a window alpha < beta it returns
+ *   - the exact value v when alpha < v < beta;
+ *   - an upper bound u with v <= u <= alpha when v <= alpha;
+ *   - a lower bound l with beta <= l <= v when v >= beta.
+ *
+ * The shared table (Table) holds, per position class under the board's
+ * symmetries, a proven lower and upper bound and the best move found. Only
+ * solve() writes to it, so only proven bounds outlive a request. It has a
+ * fixed size in bytes, split into buckets of four entries; a bucket is found
+ * by a hash of the canonical position and guarded by one of a fixed set of
+ * striped spin locks, so searches on other threads may share it. Each entry
+ * keeps the whole canonical position (both bitboards, the shape's tag and the
+ * side to move) as its key, so a hit is verified exactly: two positions never
+ * share an entry. Replacement: a store to a position already in the bucket
+ * merges the bounds (both are proven, so their intersection is); otherwise it
+ * takes an empty slot, or else evicts the entry whose subtree cost the fewest
+ * nodes (the "work" of an entry is the bit length of the node count that proved
+ * it), so cheap results make way and expensive proofs stay.
+ *
+ * Estimates from the depth-limited search live in a small per-search table
+ * that dies with the search.
+ *
+ * Tactics hold at every node, whatever the budget: a side with a cell that
+ * completes a line wins with it; a side facing two such cells of the other
+ * side loses; a side facing one must take it. At the root the same rules
+ * prove the immediate win, the losses beside a forced block and the losses
+ * against two threats before any budgeted work starts.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define MAX_SIDE 7
+#define MAX_CELLS 49
+#define MAX_LINES 128 /* 7x7 with k=3 has 120 */
+#define MAX_SYMS 8
+#define MAX_THROUGH 28 /* at most k windows per direction hold a cell: 4 * 7 */
+#define BUCKET_SLOTS 4
+#define LOCK_STRIPES 4096
+#define CHECK_MASK 1023 /* look at the clock and the cancel flag every 1,024 nodes */
+#define EST_BITS 15     /* per-search estimate table: 32,768 entries */
+
+typedef unsigned __int128 lineset;
+
+enum stop_reason { STOP_NONE = 0, STOP_BUDGET = 1, STOP_DEADLINE = 2, STOP_CANCELLED = 3 };
+
+/* ------------------------------------------------------------------------ */
+/* Shape                                                                     */
+
+typedef struct {
+    PyObject_HEAD
+    int rows, cols, k, cells, nlines, nsyms, tag;
+    uint64_t full;
+    uint64_t line[MAX_LINES];
+    int nthrough[MAX_CELLS];
+    uint8_t through[MAX_CELLS][MAX_THROUGH];
+    lineset through_mask[MAX_CELLS];
+    uint8_t perm[MAX_SYMS][MAX_CELLS];
+    uint8_t inverse[MAX_SYMS][MAX_CELLS];
+    uint8_t order[MAX_CELLS];
+} Shape;
+
+static int
+read_cell_list(PyObject *seq, int cells, uint8_t *out, Py_ssize_t expected, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (expected >= 0 && n != expected) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd cells, got %zd", what, expected, n);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (v < 0 || v >= cells) {
+            PyErr_Format(PyExc_ValueError, "%s: cell %ld is off the board", what, v);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (uint8_t)v;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+}
+
+static int
+is_permutation(const uint8_t *p, int cells)
+{
+    uint64_t seen = 0;
+    for (int i = 0; i < cells; i++) {
+        seen |= (uint64_t)1 << p[i];
+    }
+    return seen == (((uint64_t)1 << cells) - 1);
+}
+
+static int
+Shape_init(Shape *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"rows", "cols", "k", "tag", "lines", "symmetries", "order", NULL};
+    int rows, cols, k, tag;
+    PyObject *lines, *symmetries, *order;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiOOO", kwlist, &rows, &cols, &k, &tag,
+                                     &lines, &symmetries, &order)) {
+        return -1;
+    }
+    if (rows < 3 || rows > MAX_SIDE || cols < 3 || cols > MAX_SIDE || k < 3 ||
+        k > (rows > cols ? rows : cols) || tag < 0 || tag > 255) {
+        PyErr_SetString(PyExc_ValueError, "shape out of range");
+        return -1;
+    }
+    int cells = rows * cols;
+    self->rows = rows;
+    self->cols = cols;
+    self->k = k;
+    self->tag = tag;
+    self->cells = cells;
+    self->full = ((uint64_t)1 << cells) - 1;
+    memset(self->nthrough, 0, sizeof(self->nthrough));
+    memset(self->through_mask, 0, sizeof(self->through_mask));
+
+    PyObject *fast = PySequence_Fast(lines, "lines must be a sequence");
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t nlines = PySequence_Fast_GET_SIZE(fast);
+    if (nlines < 1 || nlines > MAX_LINES) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "between 1 and 128 lines");
+        return -1;
+    }
+    self->nlines = (int)nlines;
+    for (Py_ssize_t i = 0; i < nlines; i++) {
+        uint8_t line_cells[MAX_SIDE];
+        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, i), cells, line_cells, k,
+                           "a line") < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        uint64_t mask = 0;
+        for (int j = 0; j < k; j++) {
+            int c = line_cells[j];
+            mask |= (uint64_t)1 << c;
+            if (self->nthrough[c] >= MAX_THROUGH) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "too many lines through one cell");
+                return -1;
+            }
+            self->through[c][self->nthrough[c]++] = (uint8_t)i;
+            self->through_mask[c] |= (lineset)1 << i;
+        }
+        if (__builtin_popcountll(mask) != k) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a line repeats a cell");
+            return -1;
+        }
+        self->line[i] = mask;
+    }
+    Py_DECREF(fast);
+
+    fast = PySequence_Fast(symmetries, "symmetries must be a sequence");
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t nsyms = PySequence_Fast_GET_SIZE(fast);
+    if (nsyms < 1 || nsyms > MAX_SYMS) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "between 1 and 8 symmetries");
+        return -1;
+    }
+    self->nsyms = (int)nsyms;
+    for (Py_ssize_t s = 0; s < nsyms; s++) {
+        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, s), cells, self->perm[s], cells,
+                           "a symmetry") < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (!is_permutation(self->perm[s], cells)) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a symmetry is not a permutation");
+            return -1;
+        }
+        for (int c = 0; c < cells; c++) {
+            self->inverse[s][self->perm[s][c]] = (uint8_t)c;
+        }
+    }
+    Py_DECREF(fast);
+    for (int c = 0; c < cells; c++) {
+        if (self->perm[0][c] != c) {
+            PyErr_SetString(PyExc_ValueError, "the first symmetry must be the identity");
+            return -1;
+        }
+    }
+    if (read_cell_list(order, cells, self->order, cells, "order") < 0) {
+        return -1;
+    }
+    if (!is_permutation(self->order, cells)) {
+        PyErr_SetString(PyExc_ValueError, "order is not a permutation of the cells");
+        return -1;
+    }
+    return 0;
+}
+
+static PyTypeObject ShapeType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Shape",
+    .tp_basicsize = sizeof(Shape),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Shape_init,
+    .tp_doc = "A board shape: lines, symmetries and cell order, fixed at construction.",
+};
+
+/* ------------------------------------------------------------------------ */
+/* Table: the shared, fixed-size table of proven bounds                      */
+
+typedef struct {
+    uint64_t key0; /* canonical X bitboard | (tag << 1 | side | 1 << 9) << 52; 0 when empty */
+    uint64_t key1; /* canonical O bitboard */
+    int8_t lower, upper;
+    uint8_t move; /* best move in the canonical frame */
+    uint8_t work; /* bit length of the nodes that proved it */
+    uint32_t unused;
+} Entry;
+
+typedef struct {
+    PyObject_HEAD
+    Entry *entries;
+    void *mapping; /* the anonymous mapping that holds entries */
+    size_t mapping_bytes;
+    uint64_t buckets; /* a power of two */
+    atomic_uchar locks[LOCK_STRIPES];
+    atomic_ullong hits, misses, stored, evictions, filled;
+} Table;
+
+static int
+Table_init(Table *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"size_bytes", NULL};
+    unsigned long long size;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "K", kwlist, &size)) {
+        return -1;
+    }
+    uint64_t want = size / (sizeof(Entry) * BUCKET_SLOTS);
+    if (want < 1) {
+        PyErr_SetString(PyExc_ValueError, "the table needs room for at least one bucket");
+        return -1;
+    }
+    uint64_t buckets = 1;
+    while (buckets * 2 <= want) {
+        buckets *= 2;
+    }
+    if (self->mapping != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
+        return -1;
+    }
+    /* Zero pages from the kernel, touched only as the table fills, and aligned
+     * to 2 MiB so that transparent huge pages can back it: a probe is a
+     * random access, and with 4 KiB pages most of them also miss the TLB. */
+    size_t bytes = (size_t)(buckets * BUCKET_SLOTS * sizeof(Entry));
+    size_t huge = (size_t)2 << 20;
+    size_t mapped = bytes + huge;
+    void *mapping = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    uintptr_t start = ((uintptr_t)mapping + huge - 1) & ~(uintptr_t)(huge - 1);
+#ifdef MADV_HUGEPAGE
+    madvise((void *)start, bytes, MADV_HUGEPAGE); /* advice only: fine if refused */
+#endif
+    self->mapping = mapping;
+    self->mapping_bytes = mapped;
+    self->entries = (Entry *)start;
+    self->buckets = buckets;
+    for (int i = 0; i < LOCK_STRIPES; i++) {
+        atomic_init(&self->locks[i], 0);
+    }
+    atomic_init(&self->hits, 0);
+    atomic_init(&self->misses, 0);
+    atomic_init(&self->stored, 0);
+    atomic_init(&self->evictions, 0);
+    atomic_init(&self->filled, 0);
+    return 0;
+}
+
+static void
+Table_dealloc(Table *self)
+{
+    if (self->mapping != NULL) {
+        munmap(self->mapping, self->mapping_bytes);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Table_stats(Table *self, PyObject *Py_UNUSED(ignored))
+{
+    return Py_BuildValue("(KKKKKK)", (unsigned long long)atomic_load(&self->hits),
+                         (unsigned long long)atomic_load(&self->misses),
+                         (unsigned long long)atomic_load(&self->filled),
+                         (unsigned long long)atomic_load(&self->evictions),
+                         (unsigned long long)(self->buckets * BUCKET_SLOTS),
+                         (unsigned long long)(self->buckets * BUCKET_SLOTS * sizeof(Entry)));
+}
+
+static PyObject *
+Table_clear(Table *self, PyObject *Py_UNUSED(ignored))
+{
+    /* Only while no search runs: the caller (Engine) holds that guarantee. */
+    memset(self->entries, 0, self->buckets * BUCKET_SLOTS * sizeof(Entry));
+    atomic_store(&self->filled, 0);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Table_methods[] = {
+    {"stats", (PyCFunction)Table_stats, METH_NOARGS,
+     "(hits, misses, entries, evictions, capacity_entries, size_bytes)"},
+    {"clear", (PyCFunction)Table_clear, METH_NOARGS, "Forget every entry."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Table",
+    .tp_basicsize = sizeof(Table),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Table_init,
+    .tp_dealloc = (destructor)Table_dealloc,
+    .tp_methods = Table_methods,
+    .tp_doc = "The shared table of proven bounds, of a fixed size in bytes.",
+};
+
+static inline uint64_t
+mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static inline void
+lock_stripe(Table *t, uint64_t bucket)
+{
+    atomic_uchar *lock = &t->locks[bucket & (LOCK_STRIPES - 1)];
+    while (atomic_exchange_explicit(lock, 1, memory_order_acquire)) {
+        while (atomic_load_explicit(lock, memory_order_relaxed)) {
+        }
+    }
+}
+
+static inline void
+unlock_stripe(Table *t, uint64_t bucket)
+{
+    atomic_store_explicit(&t->locks[bucket & (LOCK_STRIPES - 1)], 0, memory_order_release);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Control: how another thread stops a search                                */
+
+typedef struct {
+    PyObject_HEAD
+    atomic_int cancelled;
+    atomic_llong deadline_ns; /* CLOCK_MONOTONIC nanoseconds; 0: none */
+} Control;
+
+static int64_t
+seconds_to_ns(double seconds)
+{
+    if (!(seconds > 0)) {
+        return 1; /* already past: any positive time before now */
+    }
+    if (seconds > 9.0e9) {
+        return INT64_MAX;
+    }
+    return (int64_t)(seconds * 1e9);
+}
+
+static int
+Control_init(Control *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"deadline", NULL};
+    PyObject *deadline = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &deadline)) {
+        return -1;
+    }
+    atomic_init(&self->cancelled, 0);
+    int64_t ns = 0;
+    if (deadline != Py_None) {
+        double seconds = PyFloat_AsDouble(deadline);
+        if (seconds == -1.0 && PyErr_Occurred()) {
+            return -1;
+        }
+        ns = seconds_to_ns(seconds);
+    }
+    atomic_init(&self->deadline_ns, ns);
+    return 0;
+}
+
+static PyObject *
+Control_cancel(Control *self, PyObject *Py_UNUSED(ignored))
+{
+    atomic_store(&self->cancelled, 1);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Control_shorten(Control *self, PyObject *arg)
+{
+    double seconds = PyFloat_AsDouble(arg);
+    if (seconds == -1.0 && PyErr_Occurred()) {
+        return NULL;
+    }
+    int64_t ns = seconds_to_ns(seconds);
+    int64_t current = atomic_load(&self->deadline_ns);
+    while ((current == 0 || ns < current) &&
+           !atomic_compare_exchange_weak(&self->deadline_ns, &current, ns)) {
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Control_get_deadline(Control *self, void *Py_UNUSED(closure))
+{
+    int64_t ns = atomic_load(&self->deadline_ns);
+    if (ns == 0) {
+        Py_RETURN_NONE;
+    }
+    return PyFloat_FromDouble((double)ns / 1e9);
+}
+
+static PyObject *
+Control_get_cancelled(Control *self, void *Py_UNUSED(closure))
+{
+    return PyBool_FromLong(atomic_load(&self->cancelled));
+}
+
+static PyMethodDef Control_methods[] = {
+    {"cancel", (PyCFunction)Control_cancel, METH_NOARGS,
+     "Stop the search within a few milliseconds; it raises SearchCancelled."},
+    {"shorten", (PyCFunction)Control_shorten, METH_O,
+     "Move the deadline (time.monotonic() seconds) earlier; a later one is ignored."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Control_getset[] = {
+    {"deadline", (getter)Control_get_deadline, NULL, "time.monotonic() seconds, or None", NULL},
+    {"cancelled", (getter)Control_get_cancelled, NULL, "whether cancel() was called", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ControlType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Control",
+    .tp_basicsize = sizeof(Control),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Control_init,
+    .tp_methods = Control_methods,
+    .tp_getset = Control_getset,
+    .tp_doc = "A search's deadline and cancel flag, safe to change from any thread.",
+};
+
+static inline int64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The search                                                                */
+
+typedef struct {
+    uint64_t me, opp;       /* the side to move's marks, the other side's */
+    uint64_t my_thr;        /* empty cells that complete a line for the side to move */
+    uint64_t opp_thr;       /* ... for the other side */
+    lineset my_open;        /* lines holding none of opp: the side to move may still fill them */
+    lineset opp_open;       /* lines holding none of me */
+    uint64_t xs[MAX_SYMS];  /* X's marks seen through each symmetry */
+    uint64_t os[MAX_SYMS];  /* O's marks seen through each symmetry */
+    int color;              /* 0: X to move, 1: O to move */
+    int marks;
+} Node;
+
+typedef struct {
+    uint64_t key0, key1;
+    int depth;
+    uint8_t move;
+    double lower, upper;
+} Estimate;
+
+typedef struct {
+    const Shape *sh;
+    Table *tt;
+    Control *ctl;
+    uint64_t nodes, limit;
+    int stop;
+    int unlimited; /* depth 1 of the estimates always completes */
+    uint64_t hits, misses;
+    Estimate *est;
+} Search;
+
+static inline int
+count_node(Search *S)
+{
+    if (S->unlimited) {
+        S->nodes++;
+        return 0;
+    }
+    if (S->nodes >= S->limit) {
+        S->stop = STOP_BUDGET;
+        return 1;
+    }
+    S->nodes++;
+    if ((S->nodes & CHECK_MASK) == 0 && S->ctl != NULL) {
+        if (atomic_load_explicit(&S->ctl->cancelled, memory_order_relaxed)) {
+            S->stop = STOP_CANCELLED;
+            return 1;
+        }
+        int64_t deadline = atomic_load_explicit(&S->ctl->deadline_ns, memory_order_relaxed);
+        if (deadline != 0 && now_ns() >= deadline) {
+            S->stop = STOP_DEADLINE;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static inline int
+line_is_open(lineset set, int index)
+{
+    return (int)((set >> index) & 1);
+}
+
+static inline uint64_t
+new_threats(const Shape *sh, uint64_t mine, lineset my_open, int cell)
+{
+    uint64_t found = 0;
+    int need = sh->k - 1;
+    for (int i = 0; i < sh->nthrough[cell]; i++) {
+        int l = sh->through[cell][i];
+        if (line_is_open(my_open, l)) {
+            uint64_t m = sh->line[l];
+            if (__builtin_popcountll(mine & m) == need) {
+                found |= m & ~mine;
+            }
+        }
+    }
+    return found;
+}
+
+static void
+play(const Shape *sh, const Node *n, int cell, Node *child)
+{
+    uint64_t bit = (uint64_t)1 << cell;
+    uint64_t mine = n->me | bit;
+    child->me = n->opp;
+    child->opp = mine;
+    child->my_thr = n->opp_thr & ~bit;
+    child->opp_thr = (n->my_thr & ~bit) | new_threats(sh, mine, n->my_open, cell);
+    child->my_open = n->opp_open & ~sh->through_mask[cell];
+    child->opp_open = n->my_open;
+    memcpy(child->xs, n->xs, sizeof(uint64_t) * (size_t)sh->nsyms);
+    memcpy(child->os, n->os, sizeof(uint64_t) * (size_t)sh->nsyms);
+    uint64_t *boards = n->color == 0 ? child->xs : child->os;
+    for (int s = 0; s < sh->nsyms; s++) {
+        boards[s] |= (uint64_t)1 << sh->perm[s][cell];
+    }
+    child->color = n->color ^ 1;
+    child->marks = n->marks + 1;
+}
+
+/* The symmetry frame whose image of the position is smallest, and that image. */
+static inline int
+canonical(const Shape *sh, const Node *n, uint64_t *key0, uint64_t *key1)
+{
+    int best = 0;
+    uint64_t bx = n->xs[0], bo = n->os[0];
+    for (int s = 1; s < sh->nsyms; s++) {
+        if (n->xs[s] < bx || (n->xs[s] == bx && n->os[s] < bo)) {
+            best = s;
+            bx = n->xs[s];
+            bo = n->os[s];
+        }
+    }
+    uint64_t meta = (uint64_t)((sh->tag << 1 | n->color) | 1 << 9);
+    *key0 = bx | meta << 52;
+    *key1 = bo;
+    return best;
+}
+
+static inline uint64_t
+bucket_of(const Table *t, uint64_t key0, uint64_t key1)
+{
+    return mix64(key0 ^ mix64(key1)) & (t->buckets - 1);
+}
+
+static int
+tt_probe(Search *S, uint64_t key0, uint64_t key1, int *lower, int *upper, int *move)
+{
+    Table *t = S->tt;
+    uint64_t b = bucket_of(t, key0, key1);
+    Entry *slots = &t->entries[b * BUCKET_SLOTS];
+    int found = 0;
+    lock_stripe(t, b);
+    for (int i = 0; i < BUCKET_SLOTS; i++) {
+        if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+            *lower = slots[i].lower;
+            *upper = slots[i].upper;
+            *move = slots[i].move;
+            found = 1;
+            break;
+        }
+    }
+    unlock_stripe(t, b);
+    if (found) {
+        S->hits++;
+    }
+    else {
+        S->misses++;
+    }
+    return found;
+}
+
+static void
+tt_store(Search *S, uint64_t key0, uint64_t key1, int lower, int upper, int move, uint64_t nodes)
+{
+    Table *t = S->tt;
+    uint64_t b = bucket_of(t, key0, key1);
+    Entry *slots = &t->entries[b * BUCKET_SLOTS];
+    int work = 64 - (nodes ? __builtin_clzll(nodes) : 64);
+    int filled = 0, evicted = 0;
+    lock_stripe(t, b);
+    Entry *target = NULL;
+    for (int i = 0; i < BUCKET_SLOTS; i++) {
+        if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+            target = &slots[i];
+            int merged_lower = target->lower > lower ? target->lower : lower;
+            int merged_upper = target->upper < upper ? target->upper : upper;
+            if (merged_lower <= merged_upper) {
+                lower = merged_lower;
+                upper = merged_upper;
+            }
+            if (target->work > work) {
+                work = target->work;
+            }
+            break;
+        }
+    }
+    if (target == NULL) {
+        for (int i = 0; i < BUCKET_SLOTS; i++) {
+            if (slots[i].key0 == 0) {
+                target = &slots[i];
+                filled = 1;
+                break;
+            }
+        }
+    }
+    if (target == NULL) {
+        target = &slots[0];
+        for (int i = 1; i < BUCKET_SLOTS; i++) {
+            if (slots[i].work < target->work) {
+                target = &slots[i];
+            }
+        }
+        evicted = 1;
+    }
+    target->key0 = key0;
+    target->key1 = key1;
+    target->lower = (int8_t)lower;
+    target->upper = (int8_t)upper;
+    target->move = (uint8_t)move;
+    target->work = (uint8_t)work;
+    unlock_stripe(t, b);
+    if (filled) {
+        atomic_fetch_add_explicit(&t->filled, 1, memory_order_relaxed);
+    }
+    if (evicted) {
+        atomic_fetch_add_explicit(&t->evictions, 1, memory_order_relaxed);
+    }
+}
+
+/* Bounds that hold when the side to move has no immediate win and faces at most
+ * one threat: its earliest win is its next-but-one move, the opponent's the
+ * move after that, and a side with no open line can never win. */
+static inline void
+static_bounds(const Shape *sh, const Node *n, int *low, int *high)
+{
+    int empties = sh->cells - n->marks;
+    *high = (empties >= 3 && n->my_open != 0) ? empties - 2 : 0;
+    *low = (empties >= 4 && n->opp_open != 0) ? -(empties - 3) : 0;
+}
+
+/* The moves of a node, handed out best first: ``first`` (the table's move)
+ * ahead of all, then by the weight of the lines through each cell (an open line
+ * counts 1 + 2 * marks for each side that can still fill it), ties in the
+ * shape's static order (centre first). Picking the best remaining move on
+ * demand, rather than sorting, costs one pass per move tried, and a node that
+ * is cut off after its first move or two pays for little more. */
+typedef struct {
+    int count, next;
+    uint8_t cell[MAX_CELLS];
+    int key[MAX_CELLS];
+} Moves;
+
+static void
+gen_moves(const Shape *sh, const Node *n, int first, Moves *out)
+{
+    uint64_t empty = sh->full & ~(n->me | n->opp);
+    int weight[MAX_LINES];
+    for (int l = 0; l < sh->nlines; l++) {
+        int w = 0;
+        if (line_is_open(n->my_open, l)) {
+            w += 1 + 2 * __builtin_popcountll(n->me & sh->line[l]);
+        }
+        if (line_is_open(n->opp_open, l)) {
+            w += 1 + 2 * __builtin_popcountll(n->opp & sh->line[l]);
+        }
+        weight[l] = w;
+    }
+    int count = 0;
+    for (int i = 0; i < sh->cells; i++) {
+        int c = sh->order[i];
+        if (!((empty >> c) & 1)) {
+            continue;
+        }
+        int score = c == first ? INT32_MAX : 0;
+        if (c != first) {
+            for (int j = 0; j < sh->nthrough[c]; j++) {
+                score += weight[sh->through[c][j]];
+            }
+        }
+        out->cell[count] = (uint8_t)c;
+        out->key[count] = score;
+        count++;
+    }
+    out->count = count;
+    out->next = 0;
+}
+
+static void
+forced_move(uint64_t cells, Moves *out)
+{
+    out->cell[0] = (uint8_t)__builtin_ctzll(cells);
+    out->key[0] = 0;
+    out->count = 1;
+    out->next = 0;
+}
+
+/* The best move not yet handed out, or -1 when none is left. */
+static inline int
+next_move(Moves *m)
+{
+    if (m->next >= m->count) {
+        return -1;
+    }
+    int best = m->next;
+    for (int i = m->next + 1; i < m->count; i++) {
+        if (m->key[i] > m->key[best]) {
+            best = i;
+        }
+    }
+    /* Move the pick to the front, shifting the rest to keep ties in order. */
+    uint8_t cell = m->cell[best];
+    int key = m->key[best];
+    for (int i = best; i > m->next; i--) {
+        m->cell[i] = m->cell[i - 1];
+        m->key[i] = m->key[i - 1];
+    }
+    m->cell[m->next] = cell;
+    m->key[m->next] = key;
+    return m->cell[m->next++];
+}
+
+static int
+solve(Search *S, const Node *n, int alpha, int beta)
+{
+    const Shape *sh = S->sh;
+    if (count_node(S)) {
+        return 0;
+    }
+    int cells = sh->cells;
+    if (n->my_thr) {
+        return cells - n->marks; /* win with this move */
+    }
+    if (n->marks == cells) {
+        return 0;
+    }
+    if (n->opp_thr & (n->opp_thr - 1)) {
+        return -(cells - n->marks - 1); /* two threats: one can be blocked, not both */
+    }
+    int low, high;
+    static_bounds(sh, n, &low, &high);
+    if (low == high) {
+        return low;
+    }
+    uint64_t key0, key1;
+    int frame = canonical(sh, n, &key0, &key1);
+    int first = -1, entry_low, entry_high, entry_move;
+    if (tt_probe(S, key0, key1, &entry_low, &entry_high, &entry_move)) {
+        if (entry_low > low) {
+            low = entry_low;
+        }
+        if (entry_high < high) {
+            high = entry_high;
+        }
+        first = sh->inverse[frame][entry_move];
+        if (low >= high) {
+            return low;
+        }
+    }
+    if (low >= beta) {
+        return low;
+    }
+    if (high <= alpha) {
+        return high;
+    }
+    int window_low = alpha > low ? alpha : low;
+    int window_high = beta < high ? beta : high;
+    Moves moves;
+    if (n->opp_thr) {
+        forced_move(n->opp_thr, &moves); /* forced: anything else loses at once */
+    }
+    else {
+        gen_moves(sh, n, first, &moves);
+    }
+    uint64_t before = S->nodes;
+    int a = window_low, best = -cells - 1, best_move = -1, cell;
+    Node child;
+    while ((cell = next_move(&moves)) >= 0) {
+        play(sh, n, cell, &child);
+        int value = -solve(S, &child, -window_high, -a);
+        if (S->stop) {
+            return 0;
+        }
+        if (value > best) {
+            best = value;
+            best_move = cell;
+            if (value > a) {
+                a = value;
+                if (a >= window_high) {
+                    break;
+                }
+            }
+        }
+    }
+    if (best <= window_low) {
+        high = high < best ? high : best;
+    }
+    else if (best >= window_high) {
+        low = low > best ? low : best;
+    }
+    else {
+        low = high = best;
+    }
+    tt_store(S, key0, key1, low, high, sh->perm[frame][best_move], S->nodes - before);
+    if (low == high) {
+        return low;
+    }
+    return best <= window_low ? high : low;
+}
+
+/* The documented estimate for positions the budget cannot solve: every line
+ * still open to a side counts 4 ** (its marks on it) for that side, doubled for the side to move (its next mark is
+ * coming); the difference is squashed by 0.9 * d / (|d| + lines) into
+ * (-0.9, 0.9), strictly inside the range no proven win or loss can take. */
+static double
+heuristic(const Shape *sh, const Node *n)
+{
+    int64_t diff = 0;
+    for (int half = 0; half < 2; half++) {
+        uint64_t mine = (uint64_t)(n->my_open >> (64 * half));
+        uint64_t theirs = (uint64_t)(n->opp_open >> (64 * half));
+        const uint64_t *lines = &sh->line[64 * half];
+        while (mine) {
+            int l = __builtin_ctzll(mine);
+            mine &= mine - 1;
+            diff += (int64_t)2 << (2 * __builtin_popcountll(n->me & lines[l]));
+        }
+        while (theirs) {
+            int l = __builtin_ctzll(theirs);
+            theirs &= theirs - 1;
+            diff -= (int64_t)1 << (2 * __builtin_popcountll(n->opp & lines[l]));
+        }
+    }
+    double d = (double)diff;
+    return 0.9 * d / (fabs(d) + sh->nlines);
+}
+
+static Estimate *
+est_slot(Search *S, uint64_t key0, uint64_t key1, int depth)
+{
+    uint64_t h = mix64(key0 ^ mix64(key1 ^ (uint64_t)depth)) & ((1u << EST_BITS) - 1);
+    return &S->est[h];
+}
+
+/* Depth-limited negamax: proven values where the search reaches the end of the
+ * game or the table knows them, the heuristic at the horizon. Same window
+ * contract as solve(), on estimates. */
+static double
+estimate(Search *S, const Node *n, int depth, double alpha, double beta)
+{
+    const Shape *sh = S->sh;
+    if (count_node(S)) {
+        return 0;
+    }
+    int cells = sh->cells;
+    if (n->my_thr) {
+        return cells - n->marks;
+    }
+    if (n->marks == cells) {
+        return 0;
+    }
+    if (n->opp_thr & (n->opp_thr - 1)) {
+        return -(cells - n->marks - 1);
+    }
+    int low, high;
+    static_bounds(sh, n, &low, &high);
+    if (low == high) {
+        return low;
+    }
+    if (depth <= 0) {
+        /* The horizon: no table probe here (a probe is a cache miss, and most
+         * nodes of an estimate are horizon nodes); the static bounds still hold. */
+        double h = heuristic(sh, n);
+        return h < low ? low : (h > high ? high : h);
+    }
+    uint64_t key0, key1;
+    int frame = canonical(sh, n, &key0, &key1);
+    int first = -1, entry_low, entry_high, entry_move;
+    if (tt_probe(S, key0, key1, &entry_low, &entry_high, &entry_move)) {
+        if (entry_low > low) {
+            low = entry_low;
+        }
+        if (entry_high < high) {
+            high = entry_high;
+        }
+        first = sh->inverse[frame][entry_move];
+        if (low >= high) {
+            return low;
+        }
+    }
+    double lower = low, upper = high;
+    Estimate *slot = est_slot(S, key0, key1, depth);
+    if (slot->key0 == key0 && slot->key1 == key1 && slot->depth == depth) {
+        lower = lower > slot->lower ? lower : slot->lower;
+        upper = upper < slot->upper ? upper : slot->upper;
+        first = sh->inverse[frame][slot->move];
+        if (lower >= upper) {
+            return lower;
+        }
+    }
+    if (lower >= beta) {
+        return lower;
+    }
+    if (upper <= alpha) {
+        return upper;
+    }
+    double window_low = alpha > lower ? alpha : lower;
+    double window_high = beta < upper ? beta : upper;
+    Moves moves;
+    if (n->opp_thr) {
+        forced_move(n->opp_thr, &moves);
+    }
+    else {
+        gen_moves(sh, n, first, &moves);
+    }
+    double a = window_low, best = -cells - 1;
+    int best_move = -1, cell;
+    Node child;
+    while ((cell = next_move(&moves)) >= 0) {
+        play(sh, n, cell, &child);
+        double value = -estimate(S, &child, depth - 1, -window_high, -a);
+        if (S->stop) {
+            return 0;
+        }
+        if (value > best) {
+            best = value;
+            best_move = cell;
+            if (value > a) {
+                a = value;
+                if (a >= window_high) {
+                    break;
+                }
+            }
+        }
+    }
+    if (best <= window_low) {
+        upper = upper < best ? upper : best;
+    }
+    else if (best >= window_high) {
+        lower = lower > best ? lower : best;
+    }
+    else {
+        lower = upper = best;
+    }
+    slot->key0 = key0;
+    slot->key1 = key1;
+    slot->depth = depth;
+    slot->move = sh->perm[frame][best_move];
+    slot->lower = lower;
+    slot->upper = upper;
+    if (lower == upper) {
+        return lower;
+    }
+    return best <= window_low ? upper : lower;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The root: every legal move's value                                        */
+
+typedef struct {
+    int cell;
+    int rep;       /* index of the move whose child is this child up to symmetry */
+    int exact;     /* 1 when value is proven */
+    double value;  /* internal (mark-counted) value for the mover */
+} RootMove;
+
+static uint64_t
+all_threats(const Shape *sh, uint64_t mine, uint64_t theirs)
+{
+    uint64_t found = 0;
+    for (int l = 0; l < sh->nlines; l++) {
+        uint64_t m = sh->line[l];
+        if (!(theirs & m) && __builtin_popcountll(mine & m) == sh->k - 1) {
+            found |= m & ~mine;
+        }
+    }
+    return found;
+}
+
+static lineset
+open_lines(const Shape *sh, uint64_t theirs)
+{
+    lineset set = 0;
+    for (int l = 0; l < sh->nlines; l++) {
+        if (!(theirs & sh->line[l])) {
+            set |= (lineset)1 << l;
+        }
+    }
+    return set;
+}
+
+static void
+root_node(const Shape *sh, uint64_t x, uint64_t o, int x_to_move, Node *n)
+{
+    n->me = x_to_move ? x : o;
+    n->opp = x_to_move ? o : x;
+    n->my_thr = all_threats(sh, n->me, n->opp);
+    n->opp_thr = all_threats(sh, n->opp, n->me);
+    n->my_open = open_lines(sh, n->opp);
+    n->opp_open = open_lines(sh, n->me);
+    for (int s = 0; s < sh->nsyms; s++) {
+        n->xs[s] = n->os[s] = 0;
+        for (int c = 0; c < sh->cells; c++) {
+            if ((x >> c) & 1) {
+                n->xs[s] |= (uint64_t)1 << sh->perm[s][c];
+            }
+            if ((o >> c) & 1) {
+                n->os[s] |= (uint64_t)1 << sh->perm[s][c];
+            }
+        }
+    }
+    n->color = x_to_move ? 0 : 1;
+    n->marks = __builtin_popcountll(x | o);
+}
+
+typedef struct {
+    int depth;
+    int stop;
+} RootResult;
+
+/* Fill ``moves`` (one per empty cell) and return the depth reached and why the
+ * search stopped (STOP_NONE when every value is proven). */
+static RootResult
+analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget,
+             RootMove *moves, int *count)
+{
+    const Shape *sh = S->sh;
+    int cells = sh->cells, marks = root->marks, empties = cells - marks;
+    Moves ordered;
+    gen_moves(sh, root, -1, &ordered);
+    uint8_t order[MAX_CELLS];
+    int n = 0;
+    for (int cell; (cell = next_move(&ordered)) >= 0;) {
+        order[n++] = (uint8_t)cell;
+    }
+    uint64_t keys[MAX_CELLS][2];
+    int reps[MAX_CELLS], nreps = 0;
+    Node child;
+    for (int i = 0; i < n; i++) {
+        play(sh, root, order[i], &child);
+        canonical(sh, &child, &keys[i][0], &keys[i][1]);
+        int rep = i;
+        for (int j = 0; j < i; j++) {
+            if (keys[j][0] == keys[i][0] && keys[j][1] == keys[i][1]) {
+                rep = moves[j].rep;
+                break;
+            }
+        }
+        moves[i].cell = order[i];
+        moves[i].rep = rep;
+        moves[i].exact = 0;
+        moves[i].value = 0;
+        if (rep == i) {
+            reps[nreps++] = i;
+        }
+    }
+    *count = n;
+
+    /* Tactics, before any budgeted work. */
+    int win_now = cells - marks, lose_next = -(cells - marks - 1);
+    for (int r = 0; r < nreps; r++) {
+        RootMove *m = &moves[reps[r]];
+        uint64_t bit = (uint64_t)1 << m->cell;
+        if (root->my_thr & bit) {
+            m->value = win_now;
+            m->exact = 1;
+        }
+        else if (!root->my_thr && root->opp_thr && (root->opp_thr & ~bit)) {
+            /* the opponent still completes a line next move */
+            m->value = lose_next;
+            m->exact = 1;
+        }
+    }
+
+    /* The exact solve, with its share of the budget. */
+    int limit = cells + 1;
+    S->limit = solve_budget;
+    for (int r = 0; r < nreps && !S->stop; r++) {
+        RootMove *m = &moves[reps[r]];
+        if (m->exact) {
+            continue;
+        }
+        play(sh, root, m->cell, &child);
+        int value = -solve(S, &child, -limit, limit);
+        if (!S->stop) {
+            m->value = value;
+            m->exact = 1;
+        }
+    }
+    RootResult result = {empties, STOP_NONE};
+    int open = 0;
+    for (int r = 0; r < nreps; r++) {
+        open += !moves[reps[r]].exact;
+    }
+    int deadline_hit = S->stop == STOP_DEADLINE;
+    int cancelled = S->stop == STOP_CANCELLED;
+    if (open && !cancelled) {
+        /* Iterative deepening over the moves the solve could not prove; only a
+         * completed iteration's values count. Depth 1 always completes. */
+        if (S->est == NULL) {
+            S->est = calloc((size_t)1 << EST_BITS, sizeof(Estimate));
+            if (S->est == NULL) {
+                result.stop = -1; /* out of memory: the caller raises */
+                return result;
+            }
+        }
+        S->stop = STOP_NONE;
+        /* After the deadline there is time for depth 1 only. */
+        S->limit = deadline_hit ? S->nodes : (budget > S->nodes ? budget : S->nodes);
+        double values[MAX_CELLS];
+        int reached = 0;
+        for (int depth = 1; depth <= empties; depth++) {
+            S->unlimited = depth == 1;
+            for (int r = 0; r < nreps && !S->stop; r++) {
+                RootMove *m = &moves[reps[r]];
+                if (m->exact) {
+                    continue;
+                }
+                play(sh, root, m->cell, &child);
+                values[r] = -estimate(S, &child, depth - 1, -limit, limit);
+            }
+            S->unlimited = 0;
+            if (S->stop) {
+                break;
+            }
+            reached = depth;
+            int settled = 1;
+            for (int r = 0; r < nreps; r++) {
+                RootMove *m = &moves[reps[r]];
+                if (!m->exact) {
+                    m->value = values[r];
+                    settled &= fabs(values[r]) >= 1;
+                }
+            }
+            if (settled) {
+                break; /* every open move is a win or loss: deeper changes nothing */
+            }
+        }
+        result.depth = reached;
+        if (S->stop == STOP_NONE && !deadline_hit) {
+            /* Confirm the wins and losses the estimate found with what is left of
+             * the budget, in a window of width one around each. */
+            for (int r = 0; r < nreps && !S->stop; r++) {
+                RootMove *m = &moves[reps[r]];
+                if (m->exact || fabs(m->value) < 1) {
+                    continue;
+                }
+                int expected = -(int)m->value;
+                play(sh, root, m->cell, &child);
+                int value = solve(S, &child, expected - 1, expected + 1);
+                if (!S->stop && value == expected) {
+                    m->exact = 1;
+                }
+            }
+        }
+        deadline_hit |= S->stop == STOP_DEADLINE;
+        cancelled |= S->stop == STOP_CANCELLED;
+    }
+    for (int i = 0; i < n; i++) {
+        moves[i].value = moves[moves[i].rep].value;
+        moves[i].exact = moves[moves[i].rep].exact;
+    }
+    open = 0;
+    for (int i = 0; i < n; i++) {
+        open += !moves[i].exact;
+    }
+    if (cancelled) {
+        result.stop = STOP_CANCELLED;
+    }
+    else if (!open) {
+        result.stop = STOP_NONE;
+        result.depth = empties;
+    }
+    else {
+        result.stop = deadline_hit ? STOP_DEADLINE : STOP_BUDGET;
+    }
+    return result;
+}
+
+static int
+read_bitboard(PyObject *obj, uint64_t *out, const char *what)
+{
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Format(PyExc_ValueError, "%s must be a bitboard of at most 49 cells", what);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static PyObject *
+core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"shape", "table", "x", "o", "x_to_move", "budget",
+                             "solve_budget", "control", NULL};
+    Shape *shape;
+    Table *table;
+    PyObject *xo, *oo, *control = Py_None;
+    int x_to_move;
+    unsigned long long budget, solve_budget;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOpKK|O", kwlist, &ShapeType, &shape,
+                                     &TableType, &table, &xo, &oo, &x_to_move, &budget,
+                                     &solve_budget, &control)) {
+        return NULL;
+    }
+    if (control != Py_None && !PyObject_TypeCheck(control, &ControlType)) {
+        PyErr_SetString(PyExc_TypeError, "control must be a Control or None");
+        return NULL;
+    }
+    uint64_t x, o;
+    if (read_bitboard(xo, &x, "x") < 0 || read_bitboard(oo, &o, "o") < 0) {
+        return NULL;
+    }
+    if ((x | o) & ~shape->full || (x & o)) {
+        PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+        return NULL;
+    }
+    if (budget < 1 || solve_budget < 1 || solve_budget > budget) {
+        PyErr_SetString(PyExc_ValueError, "budgets must satisfy 1 <= solve_budget <= budget");
+        return NULL;
+    }
+    Search S = {0};
+    S.sh = shape;
+    S.tt = table;
+    S.ctl = control == Py_None ? NULL : (Control *)control;
+    Node root;
+    RootMove moves[MAX_CELLS];
+    int count = 0;
+    RootResult result;
+    /* Keep the shape and table alive while the GIL is released. */
+    Py_INCREF(shape);
+    Py_INCREF(table);
+    Py_XINCREF(control);
+    Py_BEGIN_ALLOW_THREADS
+    root_node(shape, x, o, x_to_move, &root);
+    result = analyze_root(&S, &root, budget, solve_budget, moves, &count);
+    atomic_fetch_add_explicit(&table->hits, S.hits, memory_order_relaxed);
+    atomic_fetch_add_explicit(&table->misses, S.misses, memory_order_relaxed);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(control);
+    Py_DECREF(table);
+    Py_DECREF(shape);
+    free(S.est);
+    if (result.stop < 0) {
+        return PyErr_NoMemory();
+    }
+
+    PyObject *list = PyList_New(count);
+    if (list == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < count; i++) {
+        PyObject *item;
+        if (moves[i].exact) {
+            item = Py_BuildValue("(iiO)", moves[i].cell, (int)moves[i].value, Py_True);
+        }
+        else {
+            item = Py_BuildValue("(idO)", moves[i].cell, moves[i].value, Py_False);
+        }
+        if (item == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    return Py_BuildValue("(NKii)", list, (unsigned long long)S.nodes, result.depth,
+                         result.stop);
+}
+
+static PyMethodDef core_methods[] = {
+    {"analyze", (PyCFunction)(void (*)(void))core_analyze, METH_VARARGS | METH_KEYWORDS,
+     "analyze(shape, table, x, o, x_to_move, budget, solve_budget, control=None)\n"
+     "-> ([(cell, value, exact), ...], nodes, depth, stop)\n\n"
+     "Every legal move's internal value, searched with the GIL released."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "service.engine._core",
+    .m_doc = "The compiled search core (see the comment at the top of _core.c).",
+    .m_size = -1,
+    .m_methods = core_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    if (PyType_Ready(&ShapeType) < 0 || PyType_Ready(&TableType) < 0 ||
+        PyType_Ready(&ControlType) < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&core_module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(m, "Shape", (PyObject *)&ShapeType) < 0 ||
+        PyModule_AddObjectRef(m, "Table", (PyObject *)&TableType) < 0 ||
+        PyModule_AddObjectRef(m, "Control", (PyObject *)&ControlType) < 0 ||
+        PyModule_AddIntConstant(m, "STOP_NONE", STOP_NONE) < 0 ||
+        PyModule_AddIntConstant(m, "STOP_BUDGET", STOP_BUDGET) < 0 ||
+        PyModule_AddIntConstant(m, "STOP_DEADLINE", STOP_DEADLINE) < 0 ||
+        PyModule_AddIntConstant(m, "STOP_CANCELLED", STOP_CANCELLED) < 0 ||
+        PyModule_AddIntConstant(m, "ENTRY_BYTES", (int)sizeof(Entry)) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,46 @@
+"""Type stubs for the compiled search core (``_core.c``)."""
+
+from collections.abc import Sequence
+
+STOP_NONE: int
+STOP_BUDGET: int
+STOP_DEADLINE: int
+STOP_CANCELLED: int
+ENTRY_BYTES: int
+
+class Shape:
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        k: int,
+        tag: int,
+        lines: Sequence[Sequence[int]],
+        symmetries: Sequence[Sequence[int]],
+        order: Sequence[int],
+    ) -> None: ...
+
+class Table:
+    def __init__(self, size_bytes: int) -> None: ...
+    def stats(self) -> tuple[int, int, int, int, int, int]: ...
+    def clear(self) -> None: ...
+
+class Control:
+    def __init__(self, deadline: float | None = None) -> None: ...
+    def cancel(self) -> None: ...
+    def shorten(self, deadline: float, /) -> None: ...
+    @property
+    def deadline(self) -> float | None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
+def analyze(
+    shape: Shape,
+    table: Table,
+    x: int,
+    o: int,
+    x_to_move: bool,
+    budget: int,
+    solve_budget: int,
+    control: Control | None = None,
+) -> tuple[list[tuple[int, float, bool]], int, int, int]: ...

@@ -1,0 +1,163 @@
+"""The compiled core against the plain reference solver (``oracle.py``), field by field.
+
+Every shape small enough for the reference to finish: random positions reached
+by legal play, compared on every move's score and exactness and on the
+analysis's outcome, plies and best moves; from a cold engine, from one whose
+table is shared across examples, and at budgets too small to solve, where
+whatever is marked exact must still be exact. Then the tactics that hold at
+any budget, on boards up to 7x7 where the reference cannot go.
+
+``make test`` also runs this module against a build of the core with
+AddressSanitizer and UndefinedBehaviorSanitizer (see the Makefile).
+"""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from service.engine import Analysis, Board, Engine, Outcome, Player, StopReason, geometry
+from tests.engine.oracle import move_scores
+
+SHARED = Engine(node_budget=10**8, table_bytes=1 << 20)  # small: replacement happens
+
+
+@st.composite
+def positions(
+    draw: st.DrawFn, sides: tuple[int, int], max_empties: int, ks: tuple[int, ...] = ()
+) -> Board:
+    """A position reached by random legal play, still in progress, with at most
+    ``max_empties`` empty cells."""
+    rows = draw(st.integers(*sides))
+    cols = draw(st.integers(*sides))
+    k = draw(st.sampled_from(ks)) if ks else draw(st.integers(3, max(rows, cols)))
+    assume(k <= max(rows, cols))
+    first = draw(st.sampled_from(Player))
+    board = Board(geometry(rows, cols, k), 0, 0, first)
+    cells = rows * cols
+    marks = draw(st.integers(max(0, cells - max_empties), cells - 1))
+    order = draw(st.permutations(range(cells)))
+    for cell in order[:marks]:
+        if board.is_game_over():
+            break
+        board = board.play(cell)
+    assume(not board.is_game_over())
+    return board
+
+
+def expected_fields(board: Board) -> dict[str, object]:
+    """Every field of an exact analysis, from the reference's move scores alone."""
+    scores = move_scores(board)
+    best = max(scores.values())
+    cells = board.shape.cells
+    empties = cells - board.mark_count
+    return {
+        "scores": scores,
+        "best_moves": tuple(sorted(c for c, s in scores.items() if s == best)),
+        "best_score": best,
+        "outcome": Outcome.WIN if best > 0 else Outcome.LOSS if best < 0 else Outcome.DRAW,
+        "plies": empties if best == 0 else cells + 1 - abs(best),
+        "exact": True,
+        "stopped_by": None,
+    }
+
+
+def actual_fields(analysis: Analysis) -> dict[str, object]:
+    return {
+        "scores": {m.cell: m.score for m in analysis.moves},
+        "best_moves": analysis.best_moves,
+        "best_score": analysis.best_score,
+        "outcome": analysis.outcome,
+        "plies": analysis.plies,
+        "exact": analysis.exact and all(m.exact for m in analysis.moves),
+        "stopped_by": analysis.stopped_by,
+    }
+
+
+@settings(max_examples=1500)
+@given(positions(sides=(3, 4), max_empties=9))
+def test_small_shapes_agree_with_the_reference_cold_and_shared(board: Board) -> None:
+    expected = expected_fields(board)
+    assert actual_fields(Engine(table_bytes=1 << 16).analyze(board)) == expected, repr(board)
+    assert actual_fields(SHARED.search(board)) == expected, repr(board)
+
+
+@settings(max_examples=300)
+@given(positions(sides=(4, 5), max_empties=10, ks=(3, 4, 5)))
+def test_4x4_4x5_and_5x5_agree_with_the_reference(board: Board) -> None:
+    expected = expected_fields(board)
+    assert actual_fields(SHARED.search(board)) == expected, repr(board)
+
+
+@settings(max_examples=400)
+@given(positions(sides=(3, 5), max_empties=9), st.integers(1, 3_000))
+def test_at_any_budget_what_is_marked_exact_is_exact(board: Board, budget: int) -> None:
+    expected = move_scores(board)
+    analysis = Engine(table_bytes=1 << 16).analyze(board, node_budget=budget)
+    for move in analysis.moves:
+        if move.exact:
+            assert move.score == expected[move.cell], (board, budget, move)
+        else:
+            assert -1 < move.score < 1, (board, budget, move)
+    if analysis.exact:
+        assert actual_fields(analysis) == expected_fields(board)
+    else:
+        assert analysis.stopped_by is StopReason.BUDGET
+        assert analysis.outcome is None or analysis.moves[0].exact
+
+
+def line_completions(board: Board, player: Player) -> set[int]:
+    """Empty cells that would complete a line for ``player``, found cell by cell."""
+    found = set()
+    for cell in board.empty_cells():
+        bit = 1 << cell
+        marks = (board.x if player is Player.X else board.o) | bit
+        if any(marks & line == line for line in board.shape.lines):
+            found.add(cell)
+    return found
+
+
+@settings(max_examples=400)
+@given(
+    positions(sides=(5, 7), max_empties=49, ks=(4, 5)),
+    st.sampled_from([1, 2, 10, 1_000]),
+)
+def test_tactics_hold_at_any_budget_on_boards_up_to_7x7(board: Board, budget: int) -> None:
+    mover = board.side_to_move
+    wins = line_completions(board, mover)
+    threats = line_completions(board, mover.other)
+    assume(wins or threats)
+    analysis = Engine(table_bytes=1 << 16).analyze(board, node_budget=budget)
+    cells = board.shape.cells
+    scores = {m.cell: m for m in analysis.moves}
+    if wins:
+        # An immediate win is found, proven and ranked best.
+        assert set(analysis.best_moves) == wins
+        assert all(scores[c].exact and scores[c].score == cells for c in wins)
+        assert analysis.outcome is Outcome.WIN and analysis.plies == 1
+        return
+    # Every move that leaves the opponent a completion is a proven loss in 2.
+    for cell, move in scores.items():
+        if threats - {cell}:
+            assert move.exact and move.score == -(cells - 1), (board, cell, move)
+    if len(threats) == 1:
+        (block,) = threats
+        assert analysis.moves[0].cell == block  # the only move that does not lose at once
+        assert scores[block].score > -(cells - 1)
+    else:
+        assert analysis.exact and analysis.outcome is Outcome.LOSS and analysis.plies == 2
+
+
+ISSUE_POSITIONS = [
+    # 7x7 k=5, X to move: cell 34 wins at once (issue 10 found both answered wrongly).
+    ".XXX..X/......X/..O...X/...O..X/..O..../...O.../O.O.O..",
+    "......X/......X/..O...X/...O..X/..O..../.....O./.......",
+]
+
+
+def test_the_immediate_wins_the_python_search_missed_are_found_at_any_budget() -> None:
+    for text in ISSUE_POSITIONS:
+        for budget in (1, 1_000, 200_000):
+            analysis = Engine().analyze(Board.parse(text), node_budget=budget)
+            assert analysis.best_moves == (34,), (text, budget)
+            assert analysis.moves[0].exact and analysis.best_score == 49
