@@ -17,9 +17,19 @@ FROM python:3.11-slim-bookworm AS builder
 
 WORKDIR /src
 
+# A C compiler for the compiled search core (service/engine/_core.c, built by
+# setup.py). Only this stage has it: the runtime stage installs the built
+# wheel and never compiles. The packages are Debian bookworm's, fixed by the
+# base image's tag; pinning their exact versions would break the build at
+# every bookworm security update without making it more reproducible.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
+
 # Only what the wheel is built from (README.md is the project's `readme`), and
 # the constraints that pin every dependency to the versions the tests ran with.
-COPY pyproject.toml README.md constraints.txt ./
+COPY pyproject.toml setup.py README.md constraints.txt ./
 COPY service ./service
 
 # The project wheel first (--no-deps), then the wheels of its dependencies,
