@@ -1,22 +1,35 @@
-"""Engine benchmark: the engine against a classic minimax demo, side by side in one run.
+"""Engine benchmark: the engine against a classic minimax demo and against the
+pure-Python search it replaced, side by side in one run.
 
 Run with ``make bench`` (or ``python bench/engine.py``). Prints a table, then
-one JSON object on the last line. Exits 1 when a target of the engine issue is
-missed, so the benchmark can fail. Timings are medians of repeated runs; the
-ratio compares runs made in this same process, minutes apart at most.
+one JSON object on the last line. Exits 1 when a target of the engine issues
+is missed, so the benchmark can fail. Timings are medians of repeated runs;
+ratios compare runs made in this same run, minutes apart at most.
+
+The pure-Python search is the one at ``BASELINE_COMMIT`` (the last commit
+before the compiled core), taken from git history into a temporary directory
+and run in a subprocess on the same positions with the same settings.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import random
 import statistics
+import subprocess
+import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from local_server import reachable_3x3
+from local_server import REPO, LocalServer, reachable_3x3
 
-from service.engine import Board, Engine
+from service.engine import Board, Engine, Player, geometry
+
+BASELINE_COMMIT = "0669846"  # main before the compiled search core
 
 
 def demo_minimax(cells: list[str], player: str) -> tuple[int, int]:
@@ -77,6 +90,92 @@ def resident_mb() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def mid_game_positions(count: int, seed: int, marks: tuple[int, int] = (2, 8)) -> list[Board]:
+    """Random positions of 5x5 to 7x7 boards, k=4 and k=5, with 2 to 8 marks,
+    still in progress and with no immediate win or threat on the board."""
+    rng = random.Random(seed)
+    found: list[Board] = []
+    seen: set[Board] = set()
+    while len(found) < count:
+        side = rng.choice((5, 6, 7))
+        k = rng.choice((4, 5))
+        board = Board(geometry(side, side, k), 0, 0, Player.X)
+        for _ in range(rng.randint(*marks)):
+            board = board.play(rng.choice(board.empty_cells()))
+            if board.is_game_over():
+                break
+        if not board.is_game_over() and board not in seen:
+            seen.add(board)
+            found.append(board)
+    return found
+
+
+BASELINE_SCRIPT = """
+import json, sys, time
+from service.engine import Board, Engine
+budget = int(sys.argv[1])
+nodes = seconds = 0.0
+for text, k in json.load(sys.stdin):
+    engine = Engine()
+    started = time.perf_counter()
+    found = engine.analyze(Board.parse(text, k=k), node_budget=budget)
+    seconds += time.perf_counter() - started
+    nodes += found.nodes
+print(json.dumps({"nodes": nodes, "seconds": seconds}))
+"""
+
+
+def baseline_node_rate(boards: list[Board], budget: int) -> tuple[float, int]:
+    """Nodes per second of the pure-Python search of ``BASELINE_COMMIT`` on ``boards``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        archive = subprocess.run(
+            ["git", "archive", BASELINE_COMMIT, "service"],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", scratch], input=archive, check=True)
+        positions = json.dumps([(b.format(), b.k) for b in boards])
+        done = subprocess.run(
+            [sys.executable, "-c", BASELINE_SCRIPT, str(budget)],
+            cwd=scratch,
+            env={**os.environ, "PYTHONPATH": scratch},
+            input=positions.encode(),
+            check=True,
+            capture_output=True,
+        )
+    result = json.loads(done.stdout)
+    return result["nodes"] / result["seconds"], int(result["nodes"])
+
+
+def core_node_rate(boards: list[Board], budget: int) -> tuple[float, int]:
+    nodes = 0
+    seconds = 0.0
+    for board in boards:
+        engine = Engine()
+        started = time.perf_counter()
+        found = engine.analyze(board, node_budget=budget)
+        seconds += time.perf_counter() - started
+        nodes += found.nodes
+    return nodes / seconds, nodes
+
+
+def post(url: str, body: object, timeout: float = 60) -> tuple[int, dict[str, object], float]:
+    import urllib.error  # noqa: PLC0415 - only the server measures use it
+    import urllib.request  # noqa: PLC0415
+
+    request = urllib.request.Request(
+        url, json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, payload = response.status, response.read()
+    except urllib.error.HTTPError as error:
+        status, payload = error.code, error.read()
+    return status, json.loads(payload), time.perf_counter() - started
 
 
 def main() -> int:
@@ -200,6 +299,55 @@ def main() -> int:
     figures["five_by_five_k4_exact"] = estimate.exact
     figures["five_by_five_k4_nodes"] = estimate.nodes
 
+    # The compiled core against the pure-Python search it replaced, same positions.
+    rate_boards = mid_game_positions(8, seed=10)
+    python_rate, python_nodes = baseline_node_rate(rate_boards, budget=100_000)
+    core_rate, core_nodes = core_node_rate(rate_boards, budget=3_000_000)
+    record(
+        f"node rate, Python search ({BASELINE_COMMIT}), {len(rate_boards)} positions",
+        python_rate / 1e6,
+        "M nodes/s",
+        "reference",
+        True,
+        "python_nodes_per_s_millions",
+    )
+    record(
+        "node rate, compiled core, same positions",
+        core_rate / 1e6,
+        "M nodes/s",
+        ">= 3 M nodes/s",
+        core_rate >= 3e6,
+        "core_nodes_per_s_millions",
+    )
+    record(
+        "node rate, core / Python",
+        core_rate / python_rate,
+        "x",
+        ">= 50 x",
+        core_rate / python_rate >= 50,
+        "core_vs_python_node_rate",
+    )
+    figures["node_rate_positions"] = [f"{b.format()} k={b.k}" for b in rate_boards]
+    figures["python_nodes"], figures["core_nodes"] = python_nodes, core_nodes
+
+    # 4x5 k=4 from the empty board: every move exact, cold.
+    runs = []
+    for _ in range(3):
+        started = time.perf_counter()
+        four_five = Engine().analyze(Board.parse("." * 20, rows=4, cols=5, k=4))
+        runs.append(time.perf_counter() - started)
+    cold45 = statistics.median(runs)
+    record(
+        "empty 4x5 k=4, every move exact, cold",
+        cold45,
+        "s",
+        "<= 1 s, exact",
+        cold45 <= 1 and four_five.exact,
+        "cold_4x5_k4_s",
+    )
+
+    server_measures(record, figures)
+
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'median':>22}  {'target':<20} ok")
     for name, value, target, ok in rows:
@@ -207,6 +355,85 @@ def main() -> int:
     figures["all_targets_met"] = all(r[3] for r in rows)
     print(json.dumps(figures, sort_keys=True))
     return 0 if figures["all_targets_met"] else 1
+
+
+def server_measures(
+    record: Callable[[str, float, str, str, bool, str], None],
+    figures: dict[str, object],
+) -> None:
+    """Fresh moves, both cores and a big batch, on the real server."""
+    scratch = Path(tempfile.mkdtemp(prefix="bench-engine-"))
+    # Fresh moves: default settings, positions never asked before, one at a time.
+    fresh = mid_game_positions(60, seed=20)
+    with LocalServer({}, scratch / "fresh.log", cpu=None) as server:
+        latencies = []
+        stops: dict[str, int] = {}
+        for board in fresh:
+            status, answer, seconds = post(
+                server.url + "/v1/move", {"board": board.format(), "k": board.k}
+            )
+            assert status == 200, answer
+            latencies.append(seconds)
+            stop = str(answer["stopped_by"])
+            stops[stop] = stops.get(stop, 0) + 1
+    latencies.sort()
+    p50 = latencies[len(latencies) // 2]
+    p99 = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
+    record(
+        f"fresh POST /v1/move 5x5-7x7, {len(fresh)} positions, p50",
+        p50,
+        "s",
+        "reported",
+        True,
+        "fresh_move_p50_s",
+    )
+    record("fresh POST /v1/move, p99", p99, "s", "<= 1 s", p99 <= 1, "fresh_move_p99_s")
+    figures["fresh_move_stopped_by"] = stops
+
+    # Both cores: four concurrent 7x7 analyses that each want far more than 4 s.
+    heavy = [b for b in mid_game_positions(40, seed=30) if b.rows == 7][:4]
+    settings = {"TTT_NODE_BUDGET": "100000000", "TTT_SEARCH_DEADLINE_MS": "4000"}
+    with LocalServer(settings, scratch / "cores.log", cpu=None) as server:
+        threads = [
+            threading.Thread(
+                target=post,
+                args=(server.url + "/v1/analysis", {"board": b.format(), "k": b.k}),
+            )
+            for b in heavy
+        ]
+        cpu_before, started = server.cpu_seconds(), time.monotonic()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        busy = (server.cpu_seconds() - cpu_before) / (time.monotonic() - started)
+    record(
+        "four concurrent 7x7 analyses: server CPU / wall",
+        busy,
+        "cores",
+        ">= 1.8 of 2",
+        busy >= 1.8,
+        "concurrent_cores_busy",
+    )
+
+    # A batch of 100 distinct 7x7 boards, default settings.
+    sevens: list[Board] = []
+    seed = 40
+    while len(sevens) < 100:
+        sevens += [b for b in mid_game_positions(50, seed=seed) if b.rows == 7]
+        seed += 1
+    body = {"requests": [{"board": b.format(), "k": b.k} for b in sevens[:100]]}
+    with LocalServer({}, scratch / "batch.log", cpu=None) as server:
+        status, answer, seconds = post(server.url + "/v1/batch", body)
+    assert status == 200, answer
+    record(
+        "batch of 100 distinct 7x7 boards",
+        seconds,
+        "s",
+        "<= 20 s (grace)",
+        seconds <= 20,
+        "batch_100_7x7_s",
+    )
 
 
 if __name__ == "__main__":

@@ -281,24 +281,19 @@ Table_init(Table *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
         return -1;
     }
-    /* Zero pages from the kernel, touched only as the table fills, and aligned
-     * to 2 MiB so that transparent huge pages can back it: a probe is a
-     * random access, and with 4 KiB pages most of them also miss the TLB. */
+    /* Zero pages from the kernel, touched only as the table fills: a new
+     * table costs nothing until it is used, and its resident size grows with
+     * use up to its fixed size. (Transparent huge pages were measured and did
+     * not pay: zeroing a 2 MiB page on first touch made cold searches slower.) */
     size_t bytes = (size_t)(buckets * BUCKET_SLOTS * sizeof(Entry));
-    size_t huge = (size_t)2 << 20;
-    size_t mapped = bytes + huge;
-    void *mapping = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *mapping = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapping == MAP_FAILED) {
         PyErr_NoMemory();
         return -1;
     }
-    uintptr_t start = ((uintptr_t)mapping + huge - 1) & ~(uintptr_t)(huge - 1);
-#ifdef MADV_HUGEPAGE
-    madvise((void *)start, bytes, MADV_HUGEPAGE); /* advice only: fine if refused */
-#endif
     self->mapping = mapping;
-    self->mapping_bytes = mapped;
-    self->entries = (Entry *)start;
+    self->mapping_bytes = bytes;
+    self->entries = (Entry *)mapping;
     self->buckets = buckets;
     for (int i = 0; i < LOCK_STRIPES; i++) {
         atomic_init(&self->locks[i], 0);

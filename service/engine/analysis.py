@@ -33,7 +33,7 @@ from service.engine.search import (
     to_public,
 )
 
-DEFAULT_NODE_BUDGET = 200_000
+DEFAULT_NODE_BUDGET = 1_000_000
 DEFAULT_TABLE_BYTES = 64 * 1024 * 1024
 DEFAULT_ANSWER_ENTRIES = 10_000
 # The share of the node budget the exact solve may use before the search falls
