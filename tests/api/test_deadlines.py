@@ -1,0 +1,144 @@
+"""Deadlines: every search has one, an answer cut by it says so and is never
+replayed, and a request that would wait past its deadline is refused at once."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+
+from service.api.problems import ProblemError
+from service.api.solver import Admission
+from service.app import create_app
+from service.engine import SearchControl
+from service.settings import Settings
+
+HEAVY = {"board": "X" + "." * 47 + "O"}  # 7x7: far beyond any budget used here
+
+
+@pytest.fixture(scope="module")
+def deep() -> TestClient:
+    """A server whose node budget never runs out first: only deadlines stop searches."""
+    app = create_app(Settings(node_budget=100_000_000, search_deadline_ms=400))
+    with TestClient(app) as client:
+        yield client
+
+
+def searches(client: TestClient) -> float:
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith("tictactoe_searches_total "):
+            return float(line.split()[1])
+    raise AssertionError("no tictactoe_searches_total")
+
+
+def test_the_server_deadline_cuts_a_search_and_the_answer_says_so(deep: TestClient) -> None:
+    started = time.monotonic()
+    answer = deep.post("/v1/analysis", json=HEAVY).json()
+    elapsed = time.monotonic() - started
+    assert answer["exact"] is False and answer["stopped_by"] == "deadline"
+    assert answer["outcome"] is None and answer["depth"] >= 1
+    assert elapsed < 5  # the 0.4 s deadline, not the 100,000,000-node budget
+
+
+def test_a_request_may_ask_for_less_time(deep: TestClient) -> None:
+    started = time.monotonic()
+    answer = deep.post("/v1/move", json={**HEAVY, "time_limit_ms": 30}).json()
+    assert time.monotonic() - started < 0.4
+    assert answer["stopped_by"] == "deadline" and answer["exact"] is False
+
+
+def test_deadline_answers_are_never_replayed_or_cached(deep: TestClient) -> None:
+    body = {"board": "......./......./...X.../......./...O.../......./......."}
+    before = searches(deep)
+    for _ in range(3):
+        answer = deep.post("/v1/move", json={**body, "time_limit_ms": 20}).json()
+        assert answer["stopped_by"] == "deadline"
+    response = deep.get("/v1/move", params={**body, "time_limit_ms": "20"})
+    assert response.headers["cache-control"] == "no-store"
+    assert searches(deep) == before + 4  # every request searched again
+
+
+def test_budget_answers_name_the_budget() -> None:
+    with TestClient(create_app(Settings(node_budget=1_000))) as client:
+        answer = client.post("/v1/analysis", json=HEAVY).json()
+    assert answer["exact"] is False and answer["stopped_by"] == "budget"
+
+
+def test_exact_answers_stopped_by_nothing(deep: TestClient) -> None:
+    answer = deep.post("/v1/move", json={"board": "X...O...."}).json()
+    assert answer["exact"] is True and answer["stopped_by"] is None
+
+
+def test_a_batch_has_one_deadline_for_all_its_searches() -> None:
+    settings = Settings(node_budget=100_000_000, batch_node_budget=10**9, batch_deadline_ms=500)
+    boards = [{"board": "." * i + "X" + "." * (47 - i) + "O"} for i in range(6)]
+    with TestClient(create_app(settings)) as client:
+        started = time.monotonic()
+        results = client.post("/v1/batch", json={"requests": boards}).json()["results"]
+        elapsed = time.monotonic() - started
+    assert elapsed < 3  # six searches, one 0.5 s deadline
+    assert {r["stopped_by"] for r in results} == {"deadline"}
+    assert all(len(r["best_moves"]) >= 1 for r in results)
+
+
+def control_ending_in(seconds: float) -> SearchControl:
+    return SearchControl(time.monotonic() + seconds)
+
+
+def test_admission_refuses_at_once_what_would_wait_past_its_deadline() -> None:
+    admission = Admission(threads=1, queue=10)
+    admission.typical = 5.0  # searches have been taking five seconds
+    running = admission.admit(time.monotonic() + 60)
+    admission.start(running)
+    with pytest.raises(ProblemError) as refused:
+        admission.admit(time.monotonic() + 1)  # the running search needs ~5 s more
+    assert refused.value.kind.status == 503
+    assert int(refused.value.headers["retry-after"]) >= 4
+    queued = admission.admit(time.monotonic() + 10)  # but 10 s is enough
+    assert admission.waiting == [queued]
+
+
+def test_admission_expects_no_search_to_outlast_its_deadline() -> None:
+    admission = Admission(threads=1, queue=10)
+    admission.typical = 60.0
+    running = admission.admit(time.monotonic() + 0.5)
+    admission.start(running)
+    assert admission.expected_start() <= time.monotonic() + 0.5
+    admission.admit(time.monotonic() + 1)  # admitted: the running one ends by 0.5 s
+
+
+def test_drain_moves_every_deadline_inside_the_grace_period() -> None:
+    admission = Admission(threads=1, queue=10)
+    running = admission.admit(time.monotonic() + 600)
+    admission.start(running)
+    waiting = admission.admit(time.monotonic() + 600)
+    at = time.monotonic() + 3
+    admission.drain(at)
+    assert running.deadline is not None and running.deadline <= at + 1e-6
+    assert waiting.deadline is not None and waiting.deadline <= at + 1e-6
+    with pytest.raises(ProblemError):
+        admission.admit(time.monotonic() + 600)  # nothing new once draining
+
+
+def test_a_search_sees_its_deadline_moved_while_it_runs() -> None:
+    """The core reads the deadline as it searches: shortening it from another
+    thread stops a search that had a minute."""
+    from service.engine import Board, Engine  # noqa: PLC0415
+
+    engine = Engine(node_budget=10**9)
+    control = control_ending_in(60)
+
+    async def main() -> float:
+        async with anyio.create_task_group() as group:
+            group.start_soon(
+                anyio.to_thread.run_sync, lambda: engine.search(board, control=control)
+            )
+            await anyio.sleep(0.2)
+            started = time.monotonic()
+            control.shorten(started)
+        return time.monotonic() - started
+
+    board = Board.parse("." * 49)
+    assert anyio.run(main) < 1
