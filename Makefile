@@ -17,17 +17,17 @@ $(RUN_STAMP): pyproject.toml constraints.txt | $(PY)
 	$(PY) -c "import service.app"
 	touch $@
 
-$(DEV_STAMP): pyproject.toml constraints.txt | $(PY)
-	$(PIP) install --constraint constraints.txt -e '.[dev]' 2>&1 | grep -v "is ignored" || true
-	$(PY) -c "import service.app, pytest, hypothesis, schemathesis"
+$(DEV_STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml | $(PY)
+	$(PIP) install --constraint constraints.txt -e '.[dev]' -e clients/python 2>&1 | grep -v "is ignored" || true
+	$(PY) -c "import service.app, pytest, hypothesis, schemathesis, tictactoe_client"
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)
 	$(VENV)/bin/tictactoe-service
 
 lint: $(DEV_STAMP)
-	$(VENV)/bin/ruff check service tests bench examples
-	$(VENV)/bin/ruff format --check service tests bench examples
+	$(VENV)/bin/ruff check service tests bench examples clients/python
+	$(VENV)/bin/ruff format --check service tests bench examples clients/python
 
 typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy
