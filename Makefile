@@ -6,6 +6,9 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
+# The TypeScript client's development packages, from its committed lockfile.
+TS_CLIENT := clients/typescript
+NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 
 .PHONY: run test lint typecheck pytest bench bench-profile bench-sweep openapi readme lock clean
 
@@ -25,14 +28,19 @@ $(DEV_STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml | $(P
 run: $(RUN_STAMP)
 	$(VENV)/bin/tictactoe-service
 
-lint: $(DEV_STAMP)
+lint: $(DEV_STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check service tests bench examples clients/python
 	$(VENV)/bin/ruff format --check service tests bench examples clients/python
+	cd $(TS_CLIENT) && npm run --silent lint
 
 typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(DEV_STAMP)
+$(NODE_STAMP): $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	touch $@
+
+pytest: $(DEV_STAMP) $(NODE_STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
@@ -65,4 +73,5 @@ lock:
 	rm -rf .venv-lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info \
+		$(TS_CLIENT)/node_modules $(TS_CLIENT)/dist
