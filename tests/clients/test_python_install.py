@@ -1,6 +1,6 @@
 """The Python client on its own: a fresh virtual environment with nothing but
 ``pip install clients/python`` plays against a real server, without the service,
-FastAPI or pydantic anywhere on its path."""
+FastAPI or pydantic anywhere on its path, and the README's example runs there."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.conftest import BATCH_LIMIT
+from tests.clients.conftest import BATCH_LIMIT, readme_example
 from tests.server import RunningServer
 
 pytestmark = pytest.mark.server
@@ -70,6 +70,25 @@ def test_a_fresh_venv_with_only_the_client_plays(server: RunningServer, tmp_path
         check=False,
     )
     assert played.returncode == 0, played.stderr
+    readme = subprocess.run(
+        [python, "-c", readme_example("from tictactoe_client", server.url)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert (readme.stderr, readme.stdout.splitlines()) == (
+        "",
+        [
+            "2 0.0 draw True",
+            "[2, 5, 6, 7, 8]",
+            "O...X....",
+            "/problems/illegal-position",
+            "/problems/game-over 422 X",
+        ],
+    )
     assert json.loads(played.stdout) == {
         "move": 1,
         "best": 2,
