@@ -215,6 +215,14 @@ def test_an_answer_that_is_no_problem_becomes_about_blank(
     assert (caught.value.title, caught.value.detail, caught.value.raw) == (title, detail, {})
 
 
+def test_a_problem_with_unreadable_extensions_keeps_its_core() -> None:
+    body = {"type": "/problems/x", "title": "t", "status": 422, "detail": "d", "errors": "oops"}
+    client, _ = scripted(Script(httpx.Response(422, json=body)))
+    with pytest.raises(ProblemError) as caught:
+        client.health()
+    assert (caught.value.type, caught.value.errors, caught.value.raw) == ("/problems/x", (), body)
+
+
 @pytest.mark.parametrize(
     ("value", "seconds"),
     [("0", 0.0), (" 7 ", 7.0), ("-1", None), ("1.5", None), ("", None)],

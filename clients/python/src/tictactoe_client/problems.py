@@ -95,7 +95,11 @@ def problem_of(response: httpx.Response) -> Problem:
         except ValueError:
             data = None
         if isinstance(data, Mapping) and {"type", "title", "status", "detail"} <= data.keys():
-            return Problem.from_json(data)
+            try:
+                return Problem.from_json(data)
+            except ValueError:  # extensions we cannot read: keep the core, and all in raw
+                core = {name: data[name] for name in ("type", "title", "status", "detail")}
+                return dataclasses.replace(Problem.from_json(core), raw=dict(data))
     text = response.text.strip()
     return Problem(
         type="about:blank",
