@@ -8,6 +8,9 @@ RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
 # The compiled search core: a change to its source reinstalls (rebuilds) it.
 CORE_SOURCES := setup.py service/engine/_core.c
+# The TypeScript client's development packages, from its committed lockfile.
+TS_CLIENT := clients/typescript
+NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 
 .PHONY: run test lint typecheck pytest sanitize bench bench-profile bench-sweep openapi readme lock clean
 
@@ -19,22 +22,27 @@ $(RUN_STAMP): pyproject.toml constraints.txt $(CORE_SOURCES) | $(PY)
 	$(PY) -c "import service.app"
 	touch $@
 
-$(DEV_STAMP): pyproject.toml constraints.txt $(CORE_SOURCES) | $(PY)
-	$(PIP) install --constraint constraints.txt -e '.[dev]' 2>&1 | grep -v "is ignored" || true
-	$(PY) -c "import service.app, pytest, hypothesis, schemathesis"
+$(DEV_STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(CORE_SOURCES) | $(PY)
+	$(PIP) install --constraint constraints.txt -e '.[dev]' -e clients/python 2>&1 | grep -v "is ignored" || true
+	$(PY) -c "import service.app, pytest, hypothesis, schemathesis, tictactoe_client"
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)
 	$(VENV)/bin/tictactoe-service
 
-lint: $(DEV_STAMP)
-	$(VENV)/bin/ruff check service tests bench examples
-	$(VENV)/bin/ruff format --check service tests bench examples
+lint: $(DEV_STAMP) $(NODE_STAMP)
+	$(VENV)/bin/ruff check service tests bench examples clients/python
+	$(VENV)/bin/ruff format --check service tests bench examples clients/python
+	cd $(TS_CLIENT) && npm run --silent lint
 
 typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(DEV_STAMP)
+$(NODE_STAMP): $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	touch $@
+
+pytest: $(DEV_STAMP) $(NODE_STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest sanitize
@@ -83,4 +91,5 @@ lock:
 	rm -rf .venv-lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info \
+		$(TS_CLIENT)/node_modules $(TS_CLIENT)/dist

@@ -1,5 +1,6 @@
-"""A bot that plays a whole game against itself through the API, with httpx.
+"""A bot that plays a whole game against itself through the API, with tictactoe-client.
 
+    pip install clients/python                  # the client; it needs only httpx
     python examples/bot.py                      # 3x3 against http://127.0.0.1:8000
     python examples/bot.py --board 4x4 --k 3 --x-level perfect --o-level easy
 
@@ -10,8 +11,9 @@ prints the board after every move and the result at the end.
 from __future__ import annotations
 
 import argparse
+import typing
 
-import httpx
+from tictactoe_client import Client, Difficulty, MoveAnswer, ProblemError
 
 
 def empty_board(rows: int, cols: int) -> str:
@@ -19,63 +21,56 @@ def empty_board(rows: int, cols: int) -> str:
 
 
 def play_game(
-    client: httpx.Client,
+    client: Client,
     rows: int = 3,
     cols: int = 3,
     k: int | None = None,
-    levels: tuple[str, str] = ("perfect", "perfect"),
+    levels: tuple[Difficulty, Difficulty] = ("perfect", "perfect"),
     seed: int | None = None,
     show: bool = True,
-) -> dict[str, object]:
+) -> MoveAnswer:
     """Play until the game ends; return the last move answer."""
     board = empty_board(rows, cols)
     turn = 0
     while True:
-        request: dict[str, object] = {"board": board, "difficulty": levels[turn % 2]}
-        if k is not None:
-            request["k"] = k
-        if seed is not None:
-            request["seed"] = seed + turn
-        response = client.post("/v1/move", json=request)
-        if response.status_code != 200:
-            problem = response.json()
-            raise RuntimeError(f"{problem['title']}: {problem['detail']}")
-        answer = response.json()
-        board = answer["board_after"]
+        answer = client.move(
+            board,
+            k=k,
+            difficulty=levels[turn % 2],
+            seed=None if seed is None else seed + turn,
+        )
+        board = answer.board_after
         if show:
-            cell = answer["move"]
             print(
-                f"{answer['player']} plays row {cell['row']}, col {cell['col']} "
-                f"(score {answer['score']}, {answer['outcome'] or 'estimate'})"
+                f"{answer.player} plays row {answer.move.row}, col {answer.move.col} "
+                f"(score {answer.score:g}, {answer.outcome or 'estimate'})"
             )
-            print(
-                "  "
-                + "\n  ".join(
-                    board.split("/")
-                    if "/" in board
-                    else [board[i : i + cols] for i in range(0, len(board), cols)]
-                )
-            )
-        if answer["status_after"] != "in_progress":
+            cells = board.replace("/", "")
+            print("  " + "\n  ".join(cells[i : i + cols] for i in range(0, len(cells), cols)))
+        if answer.status_after != "in_progress":
             if show:
-                winner = answer["winner_after"]
+                winner = answer.winner_after
                 print("draw" if winner is None else f"{winner} wins")
-            return dict(answer)
+            return answer
         turn += 1
 
 
 def main() -> None:
+    levels = typing.get_args(Difficulty)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--board", default="3x3", help="ROWSxCOLS, e.g. 4x4")
     parser.add_argument("--k", type=int, default=None)
-    parser.add_argument("--x-level", default="perfect")
-    parser.add_argument("--o-level", default="perfect")
+    parser.add_argument("--x-level", default="perfect", choices=levels)
+    parser.add_argument("--o-level", default="perfect", choices=levels)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
     rows, cols = (int(n) for n in args.board.lower().split("x"))
-    with httpx.Client(base_url=args.url, timeout=30) as client:
-        play_game(client, rows, cols, args.k, (args.x_level, args.o_level), args.seed)
+    with Client(args.url) as client:
+        try:
+            play_game(client, rows, cols, args.k, (args.x_level, args.o_level), args.seed)
+        except ProblemError as error:
+            raise SystemExit(f"{error.title}: {error.detail}") from None
 
 
 if __name__ == "__main__":

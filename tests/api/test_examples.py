@@ -12,6 +12,8 @@ from types import ModuleType
 import pytest
 from fastapi.testclient import TestClient
 
+from tictactoe_client import Client
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = re.compile(r"```sh\n(curl [^`]+?)\n```\n+```json\n(.+?)\n```", re.DOTALL)
 
@@ -35,10 +37,11 @@ def _bot() -> ModuleType:
 def test_bot_plays_a_whole_game(
     client: TestClient, rows: int, k: int | None, levels: tuple[str, str]
 ) -> None:
-    last = _bot().play_game(client, rows, rows, k, levels, seed=1, show=False)
-    assert last["status_after"] in ("won", "drawn")
+    bot_client = Client("http://testserver", http_client=client)
+    last = _bot().play_game(bot_client, rows, rows, k, levels, seed=1, show=False)
+    assert last.status_after in ("won", "drawn")
     if rows == 3 and levels == ("perfect", "perfect"):
-        assert last["status_after"] == "drawn"
+        assert last.status_after == "drawn"
 
 
 def _examples() -> list[tuple[str, str]]:

@@ -1,0 +1,327 @@
+"""The HTTP clients: :class:`Client` for blocking code, :class:`AsyncClient` for asyncio.
+
+Both send the same requests and read the same answers; they differ only in
+how they wait. Answers become the dataclasses of ``models.py``, error answers
+:class:`~tictactoe_client.problems.ProblemError`, and ``retries.py`` decides
+what is sent again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from importlib import metadata
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+
+from tictactoe_client.models import (
+    AnalysisAnswer,
+    AnalysisRequest,
+    Difficulty,
+    Health,
+    Mark,
+    MoveAnswer,
+    MoveRequest,
+    from_json,
+    to_json,
+)
+from tictactoe_client.problems import Problem, ProblemError, problem_of
+from tictactoe_client.retries import DEFAULT_RETRIES, RETRIED_ERRORS, Backoff
+
+MOVE_PATH = "/v1/move"
+ANALYSIS_PATH = "/v1/analysis"
+BATCH_PATH = "/v1/batch"
+HEALTH_PATH = "/readyz"
+DEFAULT_TIMEOUT = 30.0
+# The server's TTT_BATCH_LIMIT by default. The API does not publish its limit,
+# so a client talking to a server configured otherwise is told with batch_limit.
+DEFAULT_BATCH_LIMIT = 100
+try:
+    VERSION = metadata.version("tictactoe-client")
+except metadata.PackageNotFoundError:  # run from a source tree without installing
+    VERSION = "0+unknown"
+USER_AGENT = f"tictactoe-client/{VERSION} (python)"
+_REQUEST_POINTER = re.compile(r"(?<![\w/])/requests/(\d+)\b")
+
+
+class _Settings:
+    """What both clients are configured with, and what they do without I/O."""
+
+    def __init__(self, base_url: str, timeout: float, retries: int, batch_limit: int) -> None:
+        Backoff(retries)  # refuses a negative count now rather than at the first call
+        if batch_limit < 1:
+            raise ValueError(f"batch_limit must be 1 or more, not {batch_limit}")
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.retries = retries
+        self.batch_limit = batch_limit
+
+    def _chunks(self, requests: Iterable[MoveRequest]) -> Iterator[tuple[int, list[MoveRequest]]]:
+        """Consecutive runs of at most ``batch_limit`` requests, with their offsets."""
+        pending = list(requests)
+        for offset in range(0, len(pending), self.batch_limit):
+            yield offset, pending[offset : offset + self.batch_limit]
+
+
+def _answer(response: httpx.Response) -> Any:
+    if response.is_success:
+        return response.json()
+    raise ProblemError(problem_of(response))
+
+
+def _batch_body(chunk: Sequence[MoveRequest]) -> dict[str, Any]:
+    return {"requests": [to_json(request) for request in chunk]}
+
+
+def _batch_results(data: Mapping[str, Any], offset: int) -> list[MoveAnswer | Problem]:
+    return [
+        Problem.from_json(_shift_pointers(item, offset))
+        if "type" in item and "status" in item
+        else from_json(MoveAnswer, item)
+        for item in data["results"]
+    ]
+
+
+def _batch_error(error: ProblemError, offset: int) -> ProblemError:
+    """A chunk's problem, its pointers counted in the whole list of requests."""
+    if offset == 0 or not error.raw:
+        return error
+    return ProblemError(Problem.from_json(_shift_pointers(error.raw, offset)))
+
+
+def _shift_pointers(problem: Mapping[str, Any], offset: int) -> dict[str, Any]:
+    """``/requests/2/board`` in the chunk at ``offset`` 100 is ``/requests/102/board``,
+    in the pointers and in the detail that quotes them.
+
+    >>> problem = {"detail": "/requests/2/k: too big", "errors": [{"pointer": "/requests/2/k"}]}
+    >>> _shift_pointers(problem, 5)
+    {'detail': '/requests/7/k: too big', 'errors': [{'pointer': '/requests/7/k'}]}
+    """
+    if offset == 0:
+        return dict(problem)
+
+    def shift(text: str) -> str:
+        return _REQUEST_POINTER.sub(lambda m: f"/requests/{int(m.group(1)) + offset}", text)
+
+    shifted = dict(problem)
+    if isinstance(problem.get("detail"), str):
+        shifted["detail"] = shift(problem["detail"])
+    if isinstance(problem.get("errors"), list):
+        shifted["errors"] = [
+            {**entry, "pointer": shift(entry["pointer"])}
+            if isinstance(entry, Mapping) and isinstance(entry.get("pointer"), str)
+            else entry
+            for entry in problem["errors"]
+        ]
+    return shifted
+
+
+class Client(_Settings):
+    """A blocking client. Use it as a context manager, or call :meth:`close`.
+
+    ``http_client`` lends an ``httpx.Client`` of your own: its settings, its
+    timeout included, apply, and it is not closed here. ``sleep`` is how
+    retries wait.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        batch_limit: int = DEFAULT_BATCH_LIMIT,
+        http_client: httpx.Client | None = None,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
+        super().__init__(base_url, timeout, retries, batch_limit)
+        self._owns_http = http_client is None
+        self._http = httpx.Client(timeout=timeout) if http_client is None else http_client
+        self._sleep = sleep
+
+    def move(
+        self,
+        board: str,
+        *,
+        k: int | None = None,
+        rows: int | None = None,
+        cols: int | None = None,
+        player: Mark | None = None,
+        difficulty: Difficulty | None = None,
+        seed: int | None = None,
+    ) -> MoveAnswer:
+        """The move to play in ``board`` (``POST /v1/move``)."""
+        request = MoveRequest(board, k, rows, cols, player, difficulty, seed)
+        return from_json(MoveAnswer, self._send("POST", MOVE_PATH, to_json(request)))
+
+    def analysis(
+        self,
+        board: str,
+        *,
+        k: int | None = None,
+        rows: int | None = None,
+        cols: int | None = None,
+        player: Mark | None = None,
+    ) -> AnalysisAnswer:
+        """Every legal move's value, best first (``POST /v1/analysis``)."""
+        request = AnalysisRequest(board, k, rows, cols, player)
+        return from_json(AnalysisAnswer, self._send("POST", ANALYSIS_PATH, to_json(request)))
+
+    def batch(self, requests: Iterable[MoveRequest]) -> list[MoveAnswer | Problem]:
+        """One answer per request, in order: a move, or the problem with that request.
+
+        Sent in chunks of ``batch_limit``, one after another. A problem with a
+        whole chunk raises :class:`ProblemError`, its pointers indexing ``requests``.
+        """
+        results: list[MoveAnswer | Problem] = []
+        for offset, chunk in self._chunks(requests):
+            try:
+                data = self._send("POST", BATCH_PATH, _batch_body(chunk))
+            except ProblemError as error:
+                raise _batch_error(error, offset) from None
+            results += _batch_results(data, offset)
+        return results
+
+    def health(self) -> Health:
+        """``ok`` once the server is ready; a 503 is retried, then raised."""
+        return from_json(Health, self._send("GET", HEALTH_PATH))
+
+    def _send(self, method: str, path: str, body: object = None) -> Any:
+        backoff = Backoff(self.retries)
+        while True:
+            try:
+                response = self._http.request(
+                    method,
+                    self.base_url + path,
+                    json=body,
+                    headers={"user-agent": USER_AGENT},
+                )
+            except RETRIED_ERRORS:
+                wait = backoff.after_error()
+                if wait is None:
+                    raise
+            else:
+                wait = backoff.after_response(response)
+                if wait is None:
+                    return _answer(response)
+            self._sleep(wait)
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncClient(_Settings):
+    """The same calls as :class:`Client`, awaited. Use ``async with`` or :meth:`aclose`.
+
+    ``http_client`` lends an ``httpx.AsyncClient`` as ``Client``'s ``http_client``.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        batch_limit: int = DEFAULT_BATCH_LIMIT,
+        http_client: httpx.AsyncClient | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        super().__init__(base_url, timeout, retries, batch_limit)
+        self._owns_http = http_client is None
+        self._http = httpx.AsyncClient(timeout=timeout) if http_client is None else http_client
+        self._sleep = sleep
+
+    async def move(
+        self,
+        board: str,
+        *,
+        k: int | None = None,
+        rows: int | None = None,
+        cols: int | None = None,
+        player: Mark | None = None,
+        difficulty: Difficulty | None = None,
+        seed: int | None = None,
+    ) -> MoveAnswer:
+        """The move to play in ``board`` (``POST /v1/move``)."""
+        request = MoveRequest(board, k, rows, cols, player, difficulty, seed)
+        return from_json(MoveAnswer, await self._send("POST", MOVE_PATH, to_json(request)))
+
+    async def analysis(
+        self,
+        board: str,
+        *,
+        k: int | None = None,
+        rows: int | None = None,
+        cols: int | None = None,
+        player: Mark | None = None,
+    ) -> AnalysisAnswer:
+        """Every legal move's value, best first (``POST /v1/analysis``)."""
+        request = AnalysisRequest(board, k, rows, cols, player)
+        data = await self._send("POST", ANALYSIS_PATH, to_json(request))
+        return from_json(AnalysisAnswer, data)
+
+    async def batch(self, requests: Iterable[MoveRequest]) -> list[MoveAnswer | Problem]:
+        """As :meth:`Client.batch`: chunks one after another, answers in order."""
+        results: list[MoveAnswer | Problem] = []
+        for offset, chunk in self._chunks(requests):
+            try:
+                data = await self._send("POST", BATCH_PATH, _batch_body(chunk))
+            except ProblemError as error:
+                raise _batch_error(error, offset) from None
+            results += _batch_results(data, offset)
+        return results
+
+    async def health(self) -> Health:
+        """``ok`` once the server is ready; a 503 is retried, then raised."""
+        return from_json(Health, await self._send("GET", HEALTH_PATH))
+
+    async def _send(self, method: str, path: str, body: object = None) -> Any:
+        backoff = Backoff(self.retries)
+        while True:
+            try:
+                response = await self._http.request(
+                    method,
+                    self.base_url + path,
+                    json=body,
+                    headers={"user-agent": USER_AGENT},
+                )
+            except RETRIED_ERRORS:
+                wait = backoff.after_error()
+                if wait is None:
+                    raise
+            else:
+                wait = backoff.after_response(response)
+                if wait is None:
+                    return _answer(response)
+            await self._sleep(wait)
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,232 @@
+/**
+ * A typed client for tictactoe-service over `fetch`, for browsers and Node 20+.
+ *
+ * The types come from `schema.ts`, generated from the service's committed
+ * `openapi/openapi.json` (`npm run generate`; a test fails when they drift).
+ * Error answers throw `ProblemError`; a `503` and a failed `fetch` are tried
+ * again with the same policy as the Python client.
+ */
+
+import type { components } from "./schema.js";
+
+type Schemas = components["schemas"];
+export type MoveRequest = Schemas["MoveRequest"];
+export type AnalysisRequest = Schemas["AnalysisRequest"];
+export type MoveAnswer = Schemas["MoveAnswer"];
+export type AnalysisAnswer = Schemas["AnalysisAnswer"];
+export type Cell = Schemas["Cell"];
+export type MoveValue = Schemas["MoveValue"];
+export type Difficulty = Schemas["Difficulty"];
+export type Health = Schemas["Health"];
+/** An RFC 9457 problem: `type`, `title`, `status`, `detail`, and extensions by type. */
+export type Problem = Schemas["ProblemDetail"];
+export type BatchResult = MoveAnswer | Problem;
+export type { components, paths } from "./schema.js";
+
+export const DEFAULT_RETRIES = 3;
+/** The server's `TTT_BATCH_LIMIT` by default; the API does not publish its limit. */
+export const DEFAULT_BATCH_LIMIT = 100;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const FIRST_WAIT_MS = 500;
+const MAX_WAIT_MS = 8_000;
+const MAX_RETRY_AFTER_MS = 30_000;
+const RETRIED_STATUS = 503;
+const REQUEST_POINTER = /(?<![\w/])\/requests\/(\d+)\b/g;
+
+export interface ClientOptions {
+  /** Where the service answers, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: string;
+  /** The `fetch` to use; the global one by default. */
+  fetch?: typeof fetch;
+  /** How often a `503` or a failed `fetch` is tried again (3). */
+  retries?: number;
+  /** Requests per `POST /v1/batch`; longer lists are sent in chunks (100). */
+  batchLimit?: number;
+  /** Each attempt is aborted after this long (30 s). */
+  timeoutMs?: number;
+  /** How retries wait; tests pass one that does not. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface Client {
+  /** The move to play (`POST /v1/move`). */
+  move(request: MoveRequest): Promise<MoveAnswer>;
+  /** Every legal move's value, best first (`POST /v1/analysis`). */
+  analysis(request: AnalysisRequest): Promise<AnalysisAnswer>;
+  /**
+   * One result per request, in order: a move answer, or the problem with that
+   * request. A problem with a whole chunk throws, its pointers indexing `requests`.
+   */
+  batch(requests: readonly MoveRequest[]): Promise<BatchResult[]>;
+  /** `ok` once the server is ready (`GET /readyz`); a `503` is retried, then thrown. */
+  health(): Promise<Health>;
+}
+
+/** The server answered with a problem (after any retries). */
+export class ProblemError extends Error {
+  readonly problem: Problem;
+
+  constructor(problem: Problem) {
+    super(`${problem.status} ${problem.title}: ${problem.detail}`);
+    this.name = "ProblemError";
+    this.problem = problem;
+  }
+
+  get type(): string {
+    return this.problem.type;
+  }
+
+  get title(): string {
+    return this.problem.title;
+  }
+
+  get status(): number {
+    return this.problem.status;
+  }
+
+  get detail(): string {
+    return this.problem.detail;
+  }
+}
+
+/** Whether a batch result is a problem rather than a move answer. */
+export function isProblem(result: BatchResult): result is Problem {
+  return "type" in result && "status" in result;
+}
+
+export function createClient(options: ClientOptions): Client {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  const batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const sleep =
+    options.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
+  if (!Number.isInteger(retries) || retries < 0) {
+    throw new RangeError(`retries must be 0 or more, not ${retries}`);
+  }
+  if (!Number.isInteger(batchLimit) || batchLimit < 1) {
+    throw new RangeError(`batchLimit must be 1 or more, not ${batchLimit}`);
+  }
+
+  async function send<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetcher(baseUrl + path, {
+          method,
+          headers: body === undefined ? {} : { "content-type": "application/json" },
+          body: body === undefined ? null : JSON.stringify(body),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        text = await response.text(); // inside: a connection lost mid-answer is retried too
+      } catch (error) {
+        if (attempt >= retries || !isTransient(error)) throw error;
+        await sleep(backoff(attempt));
+        continue;
+      }
+      if (response.status === RETRIED_STATUS && attempt < retries) {
+        const asked = retryAfter(response.headers.get("retry-after"));
+        await sleep(Math.max(backoff(attempt), Math.min(asked ?? 0, MAX_RETRY_AFTER_MS)));
+        continue;
+      }
+      if (response.ok) return JSON.parse(text) as T;
+      throw new ProblemError(problemOf(response, text));
+    }
+  }
+
+  return {
+    move: (request) => send<MoveAnswer>("POST", "/v1/move", request),
+    analysis: (request) => send<AnalysisAnswer>("POST", "/v1/analysis", request),
+    health: () => send<Health>("GET", "/readyz"),
+    async batch(requests) {
+      const results: BatchResult[] = [];
+      for (let offset = 0; offset < requests.length; offset += batchLimit) {
+        const chunk = requests.slice(offset, offset + batchLimit);
+        let answer: Schemas["BatchAnswer"];
+        try {
+          answer = await send<Schemas["BatchAnswer"]>("POST", "/v1/batch", { requests: chunk });
+        } catch (error) {
+          if (error instanceof ProblemError && offset > 0) {
+            throw new ProblemError(shiftPointers(error.problem, offset));
+          }
+          throw error;
+        }
+        for (const result of answer.results) {
+          results.push(isProblem(result) ? shiftPointers(result, offset) : result);
+        }
+      }
+      return results;
+    },
+  };
+}
+
+/** Waits double from half a second up to eight. */
+function backoff(attempt: number): number {
+  return Math.min(FIRST_WAIT_MS * 2 ** attempt, MAX_WAIT_MS);
+}
+
+/** A failed `fetch`: no connection, a reset, or our own timeout. */
+function isTransient(error: unknown): boolean {
+  return (
+    error instanceof TypeError || (error instanceof DOMException && error.name === "TimeoutError")
+  );
+}
+
+/** Milliseconds a `Retry-After` header asks for: whole seconds or an HTTP date. */
+export function retryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const moment = Date.parse(text);
+  return Number.isNaN(moment) || !/GMT$/.test(text) ? undefined : Math.max(moment - now, 0);
+}
+
+/** The problem an error answer carries; anything else becomes `about:blank` (RFC 9457). */
+function problemOf(response: Response, text: string): Problem {
+  const contentType = response.headers.get("content-type") ?? "";
+  const mediaType = (contentType.split(";")[0] ?? "").trim().toLowerCase();
+  if (mediaType === "application/problem+json" || mediaType === "application/json") {
+    try {
+      const data: unknown = JSON.parse(text);
+      if (isProblemShaped(data)) return data;
+    } catch {
+      // not JSON after all: described below
+    }
+  }
+  return {
+    type: "about:blank",
+    title: response.statusText || `HTTP ${response.status}`,
+    status: response.status,
+    detail: text.trim().slice(0, 500) || `the server answered ${response.status} without a body`,
+  };
+}
+
+function isProblemShaped(data: unknown): data is Problem {
+  if (typeof data !== "object" || data === null) return false;
+  const fields = data as Record<string, unknown>;
+  return (
+    typeof fields.type === "string" &&
+    typeof fields.title === "string" &&
+    typeof fields.status === "number" &&
+    typeof fields.detail === "string"
+  );
+}
+
+/** `/requests/2/board` in the chunk at offset 100 is `/requests/102/board`. */
+function shiftPointers(problem: Problem, offset: number): Problem {
+  if (offset === 0) return problem;
+  const shift = (text: string) =>
+    text.replace(REQUEST_POINTER, (_, index: string) => `/requests/${Number(index) + offset}`);
+  const shifted: Problem = { ...problem, detail: shift(problem.detail) };
+  if (Array.isArray(problem.errors)) {
+    shifted.errors = problem.errors.map((entry: unknown) => {
+      const hasPointer = typeof entry === "object" && entry !== null && "pointer" in entry;
+      return hasPointer && typeof entry.pointer === "string"
+        ? { ...entry, pointer: shift(entry.pointer) }
+        : entry;
+    });
+  }
+  return shifted;
+}

@@ -1,0 +1,262 @@
+"""The Python client against a real server: each call's answer is the server's
+JSON, whole, as dataclasses; batches keep their order across chunks; problems
+raise ``ProblemError`` with everything the server said."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.clients.conftest import BATCH_LIMIT
+from tests.server import RunningServer
+from tictactoe_client import (
+    AsyncClient,
+    Client,
+    FieldError,
+    Health,
+    MoveAnswer,
+    MoveRequest,
+    Problem,
+    ProblemError,
+)
+
+pytestmark = pytest.mark.server
+
+
+def as_json(value: Any) -> Any:
+    return json.loads(json.dumps(dataclasses.asdict(value)))
+
+
+@pytest.fixture
+def client(server: RunningServer) -> Iterator[Client]:
+    with Client(server.url, batch_limit=BATCH_LIMIT) as client:
+        yield client
+
+
+MOVES: list[tuple[str, dict[str, Any], int, str | None]] = [
+    ("....X....", {}, 0, "draw"),
+    ("xx./oo./...", {}, 2, "win"),
+    (".........", {"player": "O"}, 0, "draw"),
+    ("." * 16, {"k": 3}, 5, "win"),
+    ("." * 12, {"rows": 3, "cols": 4, "k": 3}, 1, "win"),
+    ("....X....", {"difficulty": "easy", "seed": 11}, 8, "draw"),
+]
+
+
+@pytest.mark.parametrize(("board", "options", "index", "outcome"), MOVES)
+def test_move_is_the_servers_answer_whole(
+    client: Client,
+    server: RunningServer,
+    board: str,
+    options: dict[str, Any],
+    index: int,
+    outcome: str | None,
+) -> None:
+    answer = client.move(board, **options)
+    assert isinstance(answer, MoveAnswer)
+    assert (answer.move.index, answer.outcome) == (index, outcome)
+    raw = httpx.post(f"{server.url}/v1/move", json={"board": board, **options}).json()
+    assert as_json(answer) == raw
+
+
+def test_move_fields_read_as_documented(client: Client) -> None:
+    answer = client.move("xx./oo./...")
+    assert answer.move.index == 2 and (answer.move.row, answer.move.col) == (0, 2)
+    assert answer.player == "X" and answer.score == 9.0 and answer.exact
+    assert [cell.index for cell in answer.best_moves] == [2]
+    assert (answer.status_after, answer.winner_after) == ("won", "X")
+    assert answer.winning_lines_after == ((0, 1, 2),)
+    assert answer.difficulty == "perfect" and answer.seed is None
+
+
+@pytest.mark.parametrize(
+    ("board", "options"),
+    [("XX.OO....", {}), ("XXXOO....", {}), ("." * 16, {"k": 3}), (".........", {"player": "O"})],
+)
+def test_analysis_is_the_servers_answer_whole(
+    client: Client, server: RunningServer, board: str, options: dict[str, Any]
+) -> None:
+    answer = client.analysis(board, **options)
+    raw = httpx.post(f"{server.url}/v1/analysis", json={"board": board, **options}).json()
+    assert as_json(answer) == raw
+
+
+def test_analysis_ranks_the_moves(client: Client) -> None:
+    answer = client.analysis("XX.OO....")
+    assert answer.status == "in_progress" and answer.player == "X"
+    assert [(m.index, m.outcome) for m in answer.moves[:2]] == [(2, "win"), (5, "draw")]
+    finished = client.analysis("XXXOO....")
+    assert (finished.status, finished.winner, finished.moves) == ("won", "X", ())
+
+
+def test_a_batch_spans_chunks_and_keeps_its_order(server: RunningServer) -> None:
+    sent: list[int] = []
+
+    def count(request: httpx.Request) -> None:
+        if request.url.path == "/v1/batch":
+            sent.append(len(json.loads(request.content)["requests"]))
+
+    boards = [f"{'.' * i}X{'.' * (8 - i)}" for i in range(9)] + ["X........", "OO......."]
+    requests = [MoveRequest(board, seed=i, difficulty="medium") for i, board in enumerate(boards)]
+    with (
+        httpx.Client(event_hooks={"request": [count]}) as http,
+        Client(server.url, batch_limit=BATCH_LIMIT, http_client=http) as client,
+    ):
+        results = client.batch(requests)
+        singles = [
+            client.move(r.board, difficulty=r.difficulty, seed=r.seed) for r in requests[:-1]
+        ]
+    assert sent == [5, 5, 1]
+    assert results[:-1] == singles
+    last = results[-1]
+    assert isinstance(last, Problem) and last.type == "/problems/illegal-position"
+    assert last.errors[0].pointer == "/requests/10/board"
+    assert last.raw["errors"][0]["pointer"] == "/requests/10/board"
+
+
+def test_a_batch_refused_whole_names_the_request_in_the_whole_list(client: Client) -> None:
+    requests = [MoveRequest(".........")] * 7 + [MoveRequest(".........", k=9)]
+    with pytest.raises(ProblemError) as caught:
+        client.batch(requests)
+    assert caught.value.type == "/problems/validation"
+    assert [e.pointer for e in caught.value.errors] == ["/requests/7/k"]
+    assert "/requests/7/k" in caught.value.detail
+
+
+def test_an_empty_batch_sends_nothing(server: RunningServer) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise AssertionError(f"sent {request.url}")
+
+    with Client(server.url, http_client=httpx.Client(transport=httpx.MockTransport(refuse))) as c:
+        assert c.batch([]) == []
+
+
+def test_a_batch_limit_above_the_servers_is_its_problem(server: RunningServer) -> None:
+    with Client(server.url) as client, pytest.raises(ProblemError) as caught:
+        client.batch([MoveRequest(".........")] * (BATCH_LIMIT + 1))
+    assert caught.value.type == "/problems/batch-too-large"
+
+
+PROBLEMS: list[tuple[str, dict[str, Any], str, str | None]] = [
+    ("XXXOO....", {}, "/problems/game-over", None),
+    ("XQ.......", {}, "/problems/invalid-board", "/board"),
+    ("XX.......", {}, "/problems/illegal-position", "/board"),
+    ("X........", {"player": "X"}, "/problems/illegal-position", "/player"),
+    (".........", {"k": 9}, "/problems/validation", "/k"),
+    (".........", {"seed": -1}, "/problems/validation", "/seed"),
+]
+
+
+@pytest.mark.parametrize(("board", "options", "kind", "pointer"), PROBLEMS)
+def test_a_problem_raises_with_everything_the_server_said(
+    client: Client,
+    server: RunningServer,
+    board: str,
+    options: dict[str, Any],
+    kind: str,
+    pointer: str | None,
+) -> None:
+    with pytest.raises(ProblemError) as caught:
+        client.move(board, **options)
+    error = caught.value
+    raw = httpx.post(f"{server.url}/v1/move", json={"board": board, **options}).json()
+    assert error.raw == raw
+    assert (error.type, error.status, error.title, error.detail) == (
+        kind,
+        422,
+        raw["title"],
+        raw["detail"],
+    )
+    assert error.instance == "/v1/move"
+    assert [e.pointer for e in error.errors] == ([pointer] if pointer else [])
+    assert str(error) == f"422 {raw['title']}: {raw['detail']}"
+
+
+def test_game_over_carries_the_winner(client: Client) -> None:
+    with pytest.raises(ProblemError) as caught:
+        client.move("XXXOO....")
+    assert caught.value.raw["winner"] == "X"
+    assert caught.value.raw["winning_lines"] == [[0, 1, 2]]
+
+
+def test_analysis_problems_raise_too(client: Client) -> None:
+    with pytest.raises(ProblemError) as caught:
+        client.analysis("XQ.......")
+    assert caught.value.errors == (FieldError(caught.value.detail, pointer="/board"),)
+
+
+def test_health(client: Client) -> None:
+    assert client.health() == Health("ok")
+
+
+def test_the_base_url_may_end_in_a_slash(server: RunningServer) -> None:
+    with Client(server.url + "/") as client:
+        assert client.health().status == "ok"
+
+
+def test_closing_closes_its_own_connection_pool_only(server: RunningServer) -> None:
+    with Client(server.url) as own:
+        own.health()
+    with pytest.raises(RuntimeError, match="closed"):
+        own.health()
+    with httpx.Client() as lent:
+        with Client(server.url, http_client=lent) as borrowing:
+            borrowing.health()
+        assert lent.get(f"{server.url}/livez").status_code == 200
+
+
+def test_the_async_client_answers_as_the_blocking_one(
+    client: Client, server: RunningServer
+) -> None:
+    requests = [MoveRequest(board) for board in ("....X....", "X...O....", "XX.......")] * 3
+
+    async def ask() -> tuple[Any, ...]:
+        async with AsyncClient(server.url, batch_limit=BATCH_LIMIT) as async_client:
+            move = await async_client.move("X...O....", difficulty="hard", seed=3)
+            analysis = await async_client.analysis("XX.OO....")
+            batch = await async_client.batch(requests)
+            health = await async_client.health()
+            with pytest.raises(ProblemError) as caught:
+                await async_client.move("XXXOO....")
+            return move, analysis, batch, health, caught.value.type
+
+    move, analysis, batch, health, problem = asyncio.run(ask())
+    assert move == client.move("X...O....", difficulty="hard", seed=3)
+    assert analysis == client.analysis("XX.OO....")
+    assert batch == client.batch(requests)
+    assert (health, problem) == (Health("ok"), "/problems/game-over")
+
+
+def test_the_timeout_applies_to_each_request(server: RunningServer) -> None:
+    with (
+        Client(server.url, timeout=0.001, retries=0) as client,
+        pytest.raises(httpx.TimeoutException),
+    ):
+        client.analysis("." * 49)
+
+
+def test_the_user_agent_names_the_client(server: RunningServer) -> None:
+    agents: list[str] = []
+
+    def record(request: httpx.Request) -> None:
+        agents.append(request.headers["user-agent"])
+
+    with (
+        httpx.Client(event_hooks={"request": [record]}) as http,
+        Client(server.url, http_client=http) as client,
+    ):
+        client.health()
+    assert agents[0].startswith("tictactoe-client/0.1.0")
+
+
+def test_settings_are_checked_up_front() -> None:
+    with pytest.raises(ValueError, match="retries must be 0 or more, not -1"):
+        Client("http://127.0.0.1:1", retries=-1)
+    with pytest.raises(ValueError, match="batch_limit must be 1 or more, not 0"):
+        AsyncClient("http://127.0.0.1:1", batch_limit=0)
