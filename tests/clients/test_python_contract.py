@@ -133,7 +133,7 @@ def test_a_newer_servers_extra_fields_are_ignored() -> None:
     newer = {
         **answer,
         "line": [{"index": 3, "row": 1, "col": 0}],
-        "stopped_by": "deadline",
+        "proof": {"nodes": 12},
         "move": {**answer["move"], "label": "b1"},
     }
     assert from_json(MoveAnswer, newer) == from_json(MoveAnswer, answer)

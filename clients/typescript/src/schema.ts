@@ -170,6 +170,11 @@ export interface components {
             exact: boolean;
             /** Depth */
             depth: number;
+            /**
+             * Stopped By
+             * @description Why the search answered with estimates: 'budget' (the node budget ran out: the same question gets the same answer) or 'deadline' (the time limit ran out: depends on the server's load; never cached). Null when exact.
+             */
+            stopped_by: ("budget" | "deadline") | null;
             /** Moves */
             moves: components["schemas"]["MoveValue"][];
         };
@@ -207,6 +212,11 @@ export interface components {
              * @description The side to move. Needed only when the counts are equal and O started.
              */
             player?: ("X" | "O") | null;
+            /**
+             * Time Limit Ms
+             * @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline.
+             */
+            time_limit_ms?: number | null;
         };
         /** BatchAnswer */
         BatchAnswer: {
@@ -318,6 +328,11 @@ export interface components {
              */
             depth: number;
             /**
+             * Stopped By
+             * @description Why the search answered with estimates: 'budget' (the node budget ran out: the same question gets the same answer) or 'deadline' (the time limit ran out: depends on the server's load; never cached). Null when exact.
+             */
+            stopped_by: ("budget" | "deadline") | null;
+            /**
              * Board
              * @description The position asked about, in canonical form.
              */
@@ -381,6 +396,11 @@ export interface components {
              * @description The side to move. Needed only when the counts are equal and O started.
              */
             player?: ("X" | "O") | null;
+            /**
+             * Time Limit Ms
+             * @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline.
+             */
+            time_limit_ms?: number | null;
             /**
              * @description How often a random legal move replaces a best one: perfect 0%, hard 10%, medium 25%, easy 50%.
              * @default perfect
@@ -455,6 +475,8 @@ export interface operations {
                 cols?: number | null;
                 /** @description The side to move. Needed only when the counts are equal and O started. */
                 player?: ("X" | "O") | null;
+                /** @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline. */
+                time_limit_ms?: number | null;
                 /** @description How often a random legal move replaces a best one: perfect 0%, hard 10%, medium 25%, easy 50%. */
                 difficulty?: components["schemas"]["Difficulty"];
                 /** @description Makes every random choice reproducible. Without it, perfect play returns the first best move in cell order and lower levels use fresh randomness. */
@@ -620,6 +642,8 @@ export interface operations {
                 cols?: number | null;
                 /** @description The side to move. Needed only when the counts are equal and O started. */
                 player?: ("X" | "O") | null;
+                /** @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline. */
+                time_limit_ms?: number | null;
             };
             header?: never;
             path?: never;

@@ -23,6 +23,7 @@ from tictactoe_client.models import (
     MoveValue,
     Outcome,
     Status,
+    StopReason,
 )
 from tictactoe_client.problems import FieldError, Problem, ProblemError
 from tictactoe_client.retries import DEFAULT_RETRIES
@@ -49,4 +50,5 @@ __all__ = [
     "Problem",
     "ProblemError",
     "Status",
+    "StopReason",
 ]

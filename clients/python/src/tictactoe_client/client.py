@@ -151,11 +151,12 @@ class Client(_Settings):
         rows: int | None = None,
         cols: int | None = None,
         player: Mark | None = None,
+        time_limit_ms: int | None = None,
         difficulty: Difficulty | None = None,
         seed: int | None = None,
     ) -> MoveAnswer:
         """The move to play in ``board`` (``POST /v1/move``)."""
-        request = MoveRequest(board, k, rows, cols, player, difficulty, seed)
+        request = MoveRequest(board, k, rows, cols, player, time_limit_ms, difficulty, seed)
         return from_json(MoveAnswer, self._send("POST", MOVE_PATH, to_json(request)))
 
     def analysis(
@@ -166,9 +167,10 @@ class Client(_Settings):
         rows: int | None = None,
         cols: int | None = None,
         player: Mark | None = None,
+        time_limit_ms: int | None = None,
     ) -> AnalysisAnswer:
         """Every legal move's value, best first (``POST /v1/analysis``)."""
-        request = AnalysisRequest(board, k, rows, cols, player)
+        request = AnalysisRequest(board, k, rows, cols, player, time_limit_ms)
         return from_json(AnalysisAnswer, self._send("POST", ANALYSIS_PATH, to_json(request)))
 
     def batch(self, requests: Iterable[MoveRequest]) -> list[MoveAnswer | Problem]:
@@ -255,11 +257,12 @@ class AsyncClient(_Settings):
         rows: int | None = None,
         cols: int | None = None,
         player: Mark | None = None,
+        time_limit_ms: int | None = None,
         difficulty: Difficulty | None = None,
         seed: int | None = None,
     ) -> MoveAnswer:
         """The move to play in ``board`` (``POST /v1/move``)."""
-        request = MoveRequest(board, k, rows, cols, player, difficulty, seed)
+        request = MoveRequest(board, k, rows, cols, player, time_limit_ms, difficulty, seed)
         return from_json(MoveAnswer, await self._send("POST", MOVE_PATH, to_json(request)))
 
     async def analysis(
@@ -270,9 +273,10 @@ class AsyncClient(_Settings):
         rows: int | None = None,
         cols: int | None = None,
         player: Mark | None = None,
+        time_limit_ms: int | None = None,
     ) -> AnalysisAnswer:
         """Every legal move's value, best first (``POST /v1/analysis``)."""
-        request = AnalysisRequest(board, k, rows, cols, player)
+        request = AnalysisRequest(board, k, rows, cols, player, time_limit_ms)
         data = await self._send("POST", ANALYSIS_PATH, to_json(request))
         return from_json(AnalysisAnswer, data)
 

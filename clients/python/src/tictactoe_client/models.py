@@ -23,6 +23,7 @@ Outcome = Literal["win", "draw", "loss"]
 Status = Literal["in_progress", "won", "drawn"]
 Difficulty = Literal["perfect", "hard", "medium", "easy"]
 HealthStatus = Literal["ok", "starting", "stopping"]
+StopReason = Literal["budget", "deadline"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +35,7 @@ class MoveRequest:
     rows: int | None = None
     cols: int | None = None
     player: Mark | None = None
+    time_limit_ms: int | None = None
     difficulty: Difficulty | None = None
     seed: int | None = None
 
@@ -47,6 +49,7 @@ class AnalysisRequest:
     rows: int | None = None
     cols: int | None = None
     player: Mark | None = None
+    time_limit_ms: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,6 +73,7 @@ class MoveAnswer:
     is_best: bool
     exact: bool
     depth: int
+    stopped_by: StopReason | None
     board: str
     board_after: str
     status_after: Status
@@ -110,6 +114,7 @@ class AnalysisAnswer:
     plies: int | None
     exact: bool
     depth: int
+    stopped_by: StopReason | None
     moves: tuple[MoveValue, ...]
 
 
