@@ -14,11 +14,11 @@ import json
 import time
 
 from service.engine import DEFAULT_NODE_BUDGET, Board, Engine, Player
-from service.engine.analysis import SOLVE_SHARE
+from service.engine.analysis import DISTANCE_SHARE
 
 
 def main() -> int:
-    limit = int(DEFAULT_NODE_BUDGET * SOLVE_SHARE)
+    limit = int(DEFAULT_NODE_BUDGET * DISTANCE_SHARE)
     report: dict[str, object] = {"solve_budget": limit}
     ok = True
     for k in (3, 4):

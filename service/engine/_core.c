@@ -255,7 +255,7 @@ typedef struct {
     Entry *entries;
     void *mapping; /* the anonymous mapping that holds entries */
     size_t mapping_bytes;
-    uint64_t buckets; /* a power of two */
+    uint64_t buckets;
     atomic_uchar locks[LOCK_STRIPES];
     atomic_ullong hits, misses, stored, evictions, filled;
 } Table;
@@ -273,10 +273,7 @@ Table_init(Table *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "the table needs room for at least one bucket");
         return -1;
     }
-    uint64_t buckets = 1;
-    while (buckets * 2 <= want) {
-        buckets *= 2;
-    }
+    uint64_t buckets = want; /* any count: bucket_of() scales the hash, it does not mask it */
     if (self->mapping != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
         return -1;
@@ -612,10 +609,13 @@ canonical(const Shape *sh, const Node *n, uint64_t *key0, uint64_t *key1)
     return best;
 }
 
+/* The bucket of a position: the hash scaled to [0, buckets) by a multiply and a
+ * shift (Lemire's reduction), so the table can have exactly the size asked for. */
 static inline uint64_t
 bucket_of(const Table *t, uint64_t key0, uint64_t key1)
 {
-    return mix64(key0 ^ mix64(key1)) & (t->buckets - 1);
+    uint64_t hash = mix64(key0 ^ mix64(key1));
+    return (uint64_t)(((unsigned __int128)hash * t->buckets) >> 64);
 }
 
 static int
@@ -795,6 +795,161 @@ next_move(Moves *m)
     return m->cell[m->next++];
 }
 
+/* ------------------------------------------------------------------------ */
+/* Knowledge: draw certificates and threat sequences                         */
+
+/* A pairing strategy (Hales-Jewett) for the defender against ``attacker``:
+ * disjoint pairs of empty cells such that every line the attacker can still
+ * fill holds one of the pairs. Whenever the attacker takes a cell of a pair,
+ * the defender takes the other, so every such line ends up holding a defender
+ * mark: the attacker never completes one, whoever is to move. The search for
+ * pairs is a small backtracking search (the line with the fewest free cells
+ * first), bounded in steps; finding none proves nothing. */
+#define PAIRING_STEPS 64
+#define PAIRING_MAX 32
+
+typedef struct {
+    const Shape *sh;
+    int steps;
+    int count;
+    uint8_t a[PAIRING_MAX], b[PAIRING_MAX];
+} Pairing;
+
+static int
+pair_cover(Pairing *P, lineset todo, uint64_t free_cells)
+{
+    const Shape *sh = P->sh;
+    if (todo == 0) {
+        return 1;
+    }
+    if (++P->steps > PAIRING_STEPS || P->count >= PAIRING_MAX) {
+        return 0;
+    }
+    int best = -1, fewest = MAX_SIDE + 1;
+    for (int half = 0; half < 2; half++) {
+        uint64_t bits = (uint64_t)(todo >> (64 * half));
+        while (bits) {
+            int l = 64 * half + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            int free_here = __builtin_popcountll(sh->line[l] & free_cells);
+            if (free_here < 2) {
+                return 0; /* this line cannot hold a pair any more */
+            }
+            if (free_here < fewest) {
+                fewest = free_here;
+                best = l;
+            }
+        }
+    }
+    uint64_t cells = sh->line[best] & free_cells;
+    for (uint64_t first = cells; first; first &= first - 1) {
+        int a = __builtin_ctzll(first);
+        for (uint64_t second = first & (first - 1); second; second &= second - 1) {
+            int b = __builtin_ctzll(second);
+            lineset covered = sh->through_mask[a] & sh->through_mask[b] & todo;
+            P->a[P->count] = (uint8_t)a;
+            P->b[P->count] = (uint8_t)b;
+            P->count++;
+            uint64_t rest = free_cells & ~((uint64_t)1 << a) & ~((uint64_t)1 << b);
+            if (pair_cover(P, todo & ~covered, rest)) {
+                return 1;
+            }
+            P->count--;
+            if (P->steps > PAIRING_STEPS) {
+                return 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether a pairing shows that the owner of ``open`` (its open lines) cannot win. */
+static int
+cannot_win(const Shape *sh, lineset open, uint64_t empty, Pairing *P)
+{
+    P->sh = sh;
+    P->steps = 0;
+    P->count = 0;
+    return pair_cover(P, open, empty);
+}
+
+/* Cells whose mark would give the side to move a threat (a line it can still
+ * fill, holding k - 2 of its marks, gets a k - 1-th). */
+static uint64_t
+threat_makers(const Shape *sh, const Node *n)
+{
+    uint64_t found = 0;
+    uint64_t empty = sh->full & ~(n->me | n->opp);
+    int need = sh->k - 2;
+    for (int half = 0; half < 2; half++) {
+        uint64_t bits = (uint64_t)(n->my_open >> (64 * half));
+        while (bits) {
+            int l = 64 * half + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (__builtin_popcountll(n->me & sh->line[l]) == need) {
+                found |= sh->line[l] & empty;
+            }
+        }
+    }
+    return found;
+}
+
+/* Victory by continuous threats (VCF, in Go-Moku's terms; Allis's threat-space
+ * search restricted to threats that must be answered at once): every move of
+ * the side to move makes a threat, so every reply is forced, until it has two
+ * threats at once. Returns the internal value of the win found (a lower bound
+ * on the node's value: a faster win may exist) or 0. Sound: the defender
+ * either blocks or loses at once, and a line is abandoned as soon as the
+ * defender gets a threat of its own that the next forcing move does not block. */
+#define VCF_DEPTH 12
+/* Below this many empty cells brute force is cheaper than the knowledge. */
+#ifndef USE_PAIRING
+#define USE_PAIRING 1
+#endif
+#ifndef USE_VCF
+#define USE_VCF 1
+#endif
+#ifndef KNOWLEDGE_MIN_EMPTIES
+#define KNOWLEDGE_MIN_EMPTIES 8
+#endif
+
+static int
+vcf(Search *S, const Node *n, int depth)
+{
+    const Shape *sh = S->sh;
+    int cells = sh->cells;
+    if (n->my_thr) {
+        return cells - n->marks;
+    }
+    if ((n->opp_thr & (n->opp_thr - 1)) || depth <= 0 || cells - n->marks < 3) {
+        return 0;
+    }
+    uint64_t candidates = threat_makers(sh, n);
+    if (n->opp_thr) {
+        candidates &= n->opp_thr; /* the block must threaten too */
+    }
+    Node child, reply;
+    for (; candidates; candidates &= candidates - 1) {
+        if (count_node(S)) {
+            return 0;
+        }
+        play(sh, n, __builtin_ctzll(candidates), &child);
+        uint64_t threats = child.opp_thr; /* the attacker's, seen from the defender */
+        if (!threats) {
+            continue;
+        }
+        if (threats & (threats - 1)) {
+            return cells - n->marks - 2; /* two threats: one is blocked, the other wins */
+        }
+        play(sh, &child, __builtin_ctzll(threats), &reply); /* the forced block */
+        int value = vcf(S, &reply, depth - 1);
+        if (value > 0 || S->stop) {
+            return value;
+        }
+    }
+    return 0;
+}
+
 static int
 solve(Search *S, const Node *n, int alpha, int beta)
 {
@@ -838,6 +993,33 @@ solve(Search *S, const Node *n, int alpha, int beta)
     if (high <= alpha) {
         return high;
     }
+    uint64_t before = S->nodes;
+    if (cells - n->marks >= KNOWLEDGE_MIN_EMPTIES) {
+        /* Knowledge before brute force: a side that a pairing stops cannot win,
+         * and a forced win by continuous threats is a win. */
+        uint64_t empty = sh->full & ~(n->me | n->opp);
+        Pairing pairing;
+        if (USE_PAIRING && high > 0 && cannot_win(sh, n->my_open, empty, &pairing)) {
+            high = 0;
+        }
+        if (USE_PAIRING && low < 0 && cannot_win(sh, n->opp_open, empty, &pairing)) {
+            low = 0;
+        }
+        if (USE_VCF && high > 0 && beta > 0 && low < beta) {
+            int win = vcf(S, n, VCF_DEPTH);
+            if (S->stop) {
+                return 0;
+            }
+            if (win > 0 && win > low) { /* 0: no forced win found, which proves nothing */
+                low = win;
+            }
+        }
+        if (low >= high || low >= beta || high <= alpha) {
+            tt_store(S, key0, key1, low, high < low ? low : high, first < 0 ? 0 : sh->perm[frame][first],
+                     S->nodes - before);
+            return low >= high ? low : (low >= beta ? low : high);
+        }
+    }
     int window_low = alpha > low ? alpha : low;
     int window_high = beta < high ? beta : high;
     Moves moves;
@@ -847,7 +1029,6 @@ solve(Search *S, const Node *n, int alpha, int beta)
     else {
         gen_moves(sh, n, first, &moves);
     }
-    uint64_t before = S->nodes;
     int a = window_low, best = -cells - 1, best_move = -1, cell;
     Node child;
     while ((cell = next_move(&moves)) >= 0) {
@@ -1035,7 +1216,9 @@ estimate(Search *S, const Node *n, int depth, double alpha, double beta)
 typedef struct {
     int cell;
     int rep;       /* index of the move whose child is this child up to symmetry */
-    int exact;     /* 1 when value is proven */
+    int exact;     /* 1 when value is proven exactly */
+    int proven;    /* +1 a proven win (value is a lower bound), -1 a proven loss
+                      (value is an upper bound), 0 nothing proven beyond ``exact`` */
     double value;  /* internal (mark-counted) value for the mover */
 } RootMove;
 
@@ -1093,11 +1276,33 @@ typedef struct {
     int stop;
 } RootResult;
 
+/* Record why a phase stopped; returns 1 when later phases must not search. */
+static int
+phase_stopped(Search *S, int *deadline_hit, int *cancelled)
+{
+    if (S->stop == STOP_DEADLINE) {
+        *deadline_hit = 1;
+    }
+    if (S->stop == STOP_CANCELLED) {
+        *cancelled = 1;
+    }
+    S->stop = STOP_NONE;
+    return *deadline_hit || *cancelled;
+}
+
 /* Fill ``moves`` (one per empty cell) and return the depth reached and why the
- * search stopped (STOP_NONE when every value is proven). */
+ * search stopped (STOP_NONE when every value is proven exactly). The phases,
+ * each with what is left of the budget up to its share:
+ *   1. tactics (no budget): immediate wins, and the losses beside a forced block;
+ *   2. the outcome of every move, with a window of width one around the draw
+ *      (a draw found there is exact; a win or loss may lack its distance);
+ *   3. the exact distance of the proven wins and losses;
+ *   4. estimates, by iterative deepening, of what is still unknown (depth 1
+ *      always completes, whatever the budget or the deadline), and a check of
+ *      the wins and losses they found. */
 static RootResult
-analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget,
-             RootMove *moves, int *count)
+analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budget,
+             uint64_t distance_budget, RootMove *moves, int *count)
 {
     const Shape *sh = S->sh;
     int cells = sh->cells, marks = root->marks, empties = cells - marks;
@@ -1124,14 +1329,17 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget
         moves[i].cell = order[i];
         moves[i].rep = rep;
         moves[i].exact = 0;
+        moves[i].proven = 0;
         moves[i].value = 0;
         if (rep == i) {
             reps[nreps++] = i;
         }
     }
     *count = n;
+    RootResult result = {empties, STOP_NONE};
+    int deadline_hit = 0, cancelled = 0, limit = cells + 1;
 
-    /* Tactics, before any budgeted work. */
+    /* 1. Tactics, before any budgeted work. */
     int win_now = cells - marks, lose_next = -(cells - marks - 1);
     for (int r = 0; r < nreps; r++) {
         RootMove *m = &moves[reps[r]];
@@ -1141,18 +1349,45 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget
             m->exact = 1;
         }
         else if (!root->my_thr && root->opp_thr && (root->opp_thr & ~bit)) {
-            /* the opponent still completes a line next move */
-            m->value = lose_next;
+            m->value = lose_next; /* the opponent still completes a line next move */
             m->exact = 1;
         }
     }
+    if (S->ctl != NULL) {
+        int64_t deadline = atomic_load(&S->ctl->deadline_ns);
+        deadline_hit = deadline != 0 && now_ns() >= deadline;
+    }
 
-    /* The exact solve, with its share of the budget. */
-    int limit = cells + 1;
-    S->limit = solve_budget;
-    for (int r = 0; r < nreps && !S->stop; r++) {
+    /* 2. The outcome of every move. */
+    S->limit = outcome_budget;
+    for (int r = 0; r < nreps && !deadline_hit && !S->stop; r++) {
         RootMove *m = &moves[reps[r]];
         if (m->exact) {
+            continue;
+        }
+        play(sh, root, m->cell, &child);
+        int value = -solve(S, &child, -1, 1);
+        if (S->stop) {
+            break;
+        }
+        m->value = value;
+        if (value >= 1) {
+            m->proven = 1;
+        }
+        else if (value <= -1) {
+            m->proven = -1;
+        }
+        else {
+            m->exact = 1; /* a draw is a draw: its score is 0 whatever the length */
+        }
+    }
+    phase_stopped(S, &deadline_hit, &cancelled);
+
+    /* 3. The distance of the proven wins and losses. */
+    S->limit = distance_budget > S->nodes ? distance_budget : S->nodes;
+    for (int r = 0; r < nreps && !deadline_hit && !cancelled && !S->stop; r++) {
+        RootMove *m = &moves[reps[r]];
+        if (m->exact || !m->proven) {
             continue;
         }
         play(sh, root, m->cell, &child);
@@ -1160,18 +1395,17 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget
         if (!S->stop) {
             m->value = value;
             m->exact = 1;
+            m->proven = 0;
         }
     }
-    RootResult result = {empties, STOP_NONE};
+    phase_stopped(S, &deadline_hit, &cancelled);
+
+    /* 4. Estimates of what is still unknown. */
     int open = 0;
     for (int r = 0; r < nreps; r++) {
-        open += !moves[reps[r]].exact;
+        open += !moves[reps[r]].exact && !moves[reps[r]].proven;
     }
-    int deadline_hit = S->stop == STOP_DEADLINE;
-    int cancelled = S->stop == STOP_CANCELLED;
     if (open && !cancelled) {
-        /* Iterative deepening over the moves the solve could not prove; only a
-         * completed iteration's values count. Depth 1 always completes. */
         if (S->est == NULL) {
             S->est = calloc((size_t)1 << EST_BITS, sizeof(Estimate));
             if (S->est == NULL) {
@@ -1179,8 +1413,6 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget
                 return result;
             }
         }
-        S->stop = STOP_NONE;
-        /* After the deadline there is time for depth 1 only. */
         S->limit = deadline_hit ? S->nodes : (budget > S->nodes ? budget : S->nodes);
         double values[MAX_CELLS];
         int reached = 0;
@@ -1188,7 +1420,7 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget
             S->unlimited = depth == 1;
             for (int r = 0; r < nreps && !S->stop; r++) {
                 RootMove *m = &moves[reps[r]];
-                if (m->exact) {
+                if (m->exact || m->proven) {
                     continue;
                 }
                 play(sh, root, m->cell, &child);
@@ -1202,7 +1434,7 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget
             int settled = 1;
             for (int r = 0; r < nreps; r++) {
                 RootMove *m = &moves[reps[r]];
-                if (!m->exact) {
+                if (!m->exact && !m->proven) {
                     m->value = values[r];
                     settled &= fabs(values[r]) >= 1;
                 }
@@ -1213,11 +1445,11 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget
         }
         result.depth = reached;
         if (S->stop == STOP_NONE && !deadline_hit) {
-            /* Confirm the wins and losses the estimate found with what is left of
+            /* Check the wins and losses the estimate found with what is left of
              * the budget, in a window of width one around each. */
             for (int r = 0; r < nreps && !S->stop; r++) {
                 RootMove *m = &moves[reps[r]];
-                if (m->exact || fabs(m->value) < 1) {
+                if (m->exact || m->proven || fabs(m->value) < 1) {
                     continue;
                 }
                 int expected = -(int)m->value;
@@ -1228,12 +1460,17 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t solve_budget
                 }
             }
         }
-        deadline_hit |= S->stop == STOP_DEADLINE;
-        cancelled |= S->stop == STOP_CANCELLED;
+        phase_stopped(S, &deadline_hit, &cancelled);
+    }
+    else if (!cancelled) {
+        /* Every move's outcome is proven; the depth behind the unknown distances
+         * is what the outcome search looked at: the rest of the game. */
+        result.depth = empties;
     }
     for (int i = 0; i < n; i++) {
         moves[i].value = moves[moves[i].rep].value;
         moves[i].exact = moves[moves[i].rep].exact;
+        moves[i].proven = moves[moves[i].rep].proven;
     }
     open = 0;
     for (int i = 0; i < n; i++) {
@@ -1267,16 +1504,18 @@ read_bitboard(PyObject *obj, uint64_t *out, const char *what)
 static PyObject *
 core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"shape", "table", "x", "o", "x_to_move", "budget",
-                             "solve_budget", "control", NULL};
+    static char *kwlist[] = {"shape", "table",          "x",
+                             "o",     "x_to_move",      "budget",
+                             "outcome_budget", "distance_budget", "control",
+                             NULL};
     Shape *shape;
     Table *table;
     PyObject *xo, *oo, *control = Py_None;
     int x_to_move;
-    unsigned long long budget, solve_budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOpKK|O", kwlist, &ShapeType, &shape,
+    unsigned long long budget, outcome_budget, distance_budget;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOpKKK|O", kwlist, &ShapeType, &shape,
                                      &TableType, &table, &xo, &oo, &x_to_move, &budget,
-                                     &solve_budget, &control)) {
+                                     &outcome_budget, &distance_budget, &control)) {
         return NULL;
     }
     if (control != Py_None && !PyObject_TypeCheck(control, &ControlType)) {
@@ -1291,8 +1530,9 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
         return NULL;
     }
-    if (budget < 1 || solve_budget < 1 || solve_budget > budget) {
-        PyErr_SetString(PyExc_ValueError, "budgets must satisfy 1 <= solve_budget <= budget");
+    if (outcome_budget < 1 || outcome_budget > distance_budget || distance_budget > budget) {
+        PyErr_SetString(PyExc_ValueError,
+                        "budgets must satisfy 1 <= outcome_budget <= distance_budget <= budget");
         return NULL;
     }
     Search S = {0};
@@ -1309,7 +1549,7 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     Py_XINCREF(control);
     Py_BEGIN_ALLOW_THREADS
     root_node(shape, x, o, x_to_move, &root);
-    result = analyze_root(&S, &root, budget, solve_budget, moves, &count);
+    result = analyze_root(&S, &root, budget, outcome_budget, distance_budget, moves, &count);
     atomic_fetch_add_explicit(&table->hits, S.hits, memory_order_relaxed);
     atomic_fetch_add_explicit(&table->misses, S.misses, memory_order_relaxed);
     Py_END_ALLOW_THREADS
@@ -1328,10 +1568,14 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     for (int i = 0; i < count; i++) {
         PyObject *item;
         if (moves[i].exact) {
-            item = Py_BuildValue("(iiO)", moves[i].cell, (int)moves[i].value, Py_True);
+            item = Py_BuildValue("(iiOi)", moves[i].cell, (int)moves[i].value, Py_True, 0);
+        }
+        else if (moves[i].proven) {
+            item = Py_BuildValue("(iiOi)", moves[i].cell, (int)moves[i].value, Py_False,
+                                 moves[i].proven);
         }
         else {
-            item = Py_BuildValue("(idO)", moves[i].cell, moves[i].value, Py_False);
+            item = Py_BuildValue("(idOi)", moves[i].cell, moves[i].value, Py_False, 0);
         }
         if (item == NULL) {
             Py_DECREF(list);
@@ -1343,11 +1587,81 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
                          result.stop);
 }
 
+/* Parse (shape, x, o, x_to_move) into a root node, for the knowledge checks below. */
+static int
+parse_position(PyObject *args, Shape **shape, Node *n)
+{
+    PyObject *xo, *oo;
+    int x_to_move;
+    if (!PyArg_ParseTuple(args, "O!OOp", &ShapeType, shape, &xo, &oo, &x_to_move)) {
+        return -1;
+    }
+    uint64_t x, o;
+    if (read_bitboard(xo, &x, "x") < 0 || read_bitboard(oo, &o, "o") < 0) {
+        return -1;
+    }
+    if ((x | o) & ~(*shape)->full || (x & o)) {
+        PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+        return -1;
+    }
+    root_node(*shape, x, o, x_to_move, n);
+    return 0;
+}
+
+static PyObject *
+core_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Shape *shape;
+    Node n;
+    if (parse_position(args, &shape, &n) < 0) {
+        return NULL;
+    }
+    Search S = {0};
+    S.sh = shape;
+    S.limit = UINT64_MAX;
+    int value = vcf(&S, &n, VCF_DEPTH);
+    return PyLong_FromLong(value);
+}
+
+static PyObject *
+core_pairing(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Shape *shape;
+    Node n;
+    if (parse_position(args, &shape, &n) < 0) {
+        return NULL;
+    }
+    Pairing P;
+    uint64_t empty = shape->full & ~(n.me | n.opp);
+    if (!cannot_win(shape, n.my_open, empty, &P)) {
+        Py_RETURN_NONE;
+    }
+    PyObject *pairs = PyList_New(P.count);
+    if (pairs == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < P.count; i++) {
+        PyObject *pair = Py_BuildValue("(ii)", P.a[i], P.b[i]);
+        if (pair == NULL) {
+            Py_DECREF(pairs);
+            return NULL;
+        }
+        PyList_SET_ITEM(pairs, i, pair);
+    }
+    return pairs;
+}
+
 static PyMethodDef core_methods[] = {
     {"analyze", (PyCFunction)(void (*)(void))core_analyze, METH_VARARGS | METH_KEYWORDS,
-     "analyze(shape, table, x, o, x_to_move, budget, solve_budget, control=None)\n"
-     "-> ([(cell, value, exact), ...], nodes, depth, stop)\n\n"
+     "analyze(shape, table, x, o, x_to_move, budget, outcome_budget, distance_budget,\n"
+     "        control=None) -> ([(cell, value, exact, proven), ...], nodes, depth, stop)\n\n"
      "Every legal move's internal value, searched with the GIL released."},
+    {"threat_win", (PyCFunction)core_threat_win, METH_VARARGS,
+     "threat_win(shape, x, o, x_to_move) -> internal value of a win by continuous\n"
+     "threats for the side to move, or 0 when none is found."},
+    {"pairing", (PyCFunction)core_pairing, METH_VARARGS,
+     "pairing(shape, x, o, x_to_move) -> [(a, b), ...]: disjoint pairs of empty cells,\n"
+     "one in every line the side to move can still fill, or None when none is found."},
     {NULL, NULL, 0, NULL},
 };
 

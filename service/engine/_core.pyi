@@ -41,6 +41,7 @@ def analyze(
     o: int,
     x_to_move: bool,
     budget: int,
-    solve_budget: int,
+    outcome_budget: int,
+    distance_budget: int,
     control: Control | None = None,
-) -> tuple[list[tuple[int, float, bool]], int, int, int]: ...
+) -> tuple[list[tuple[int, float, bool, int]], int, int, int]: ...

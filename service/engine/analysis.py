@@ -36,18 +36,26 @@ from service.engine.search import (
 DEFAULT_NODE_BUDGET = 1_000_000
 DEFAULT_TABLE_BYTES = 64 * 1024 * 1024
 DEFAULT_ANSWER_ENTRIES = 10_000
-# The share of the node budget the exact solve may use before the search falls
-# back to iterative deepening with the heuristic for the rest.
-SOLVE_SHARE = 0.6
+# The shares of the node budget (cumulative): proving every move's outcome may
+# use the first half; finding the distances of proven wins and losses may use
+# up to 80%; iterative deepening with the heuristic has the rest.
+OUTCOME_SHARE = 0.5
+DISTANCE_SHARE = 0.8
 
 
 @dataclass(frozen=True, slots=True)
 class MoveValue:
-    """One legal move and its score for the player making it (see ``score.py``)."""
+    """One legal move and its score for the player making it (see ``score.py``).
+
+    ``exact``: the score is proven. ``proven``: the outcome is proven although
+    the score is not (a win or loss whose distance is unknown; its score is
+    then the least its proof guarantees, see ``score.py``).
+    """
 
     cell: int
     score: Score
     exact: bool
+    proven: Outcome | None = None
 
 
 def rank_moves(moves: Iterable[MoveValue]) -> tuple[MoveValue, ...]:
@@ -117,8 +125,9 @@ class Analysis:
 
 
 def move_outcome(move: MoveValue) -> Outcome | None:
+    """The proven result of a move, distance known or not; None for an estimate."""
     if not move.exact:
-        return None
+        return move.proven
     assert isinstance(move.score, int)
     return outcome(move.score)
 
@@ -222,13 +231,14 @@ class Engine:
             board.o,
             x_to_move=board.side_to_move is Player.X,
             budget=budget,
-            solve_budget=max(1, int(budget * SOLVE_SHARE)),
+            outcome_budget=max(1, int(budget * OUTCOME_SHARE)),
+            distance_budget=max(1, int(budget * DISTANCE_SHARE)),
             control=control,
         )
         marks = board.mark_count
         moves = [
-            MoveValue(cell, to_public(int(value), marks) if exact else _as_estimate(value), exact)
-            for cell, value, exact in found.moves
+            _move_value(cell, value, exact, proven, marks)
+            for cell, value, exact, proven in found.moves
         ]
         ranked = rank_moves(moves)
         exact = found.stopped_by is None
@@ -277,6 +287,16 @@ def _reachable(shape: Geometry) -> list[Board]:
                 seen.add(child)
                 frontier.append(child)
     return list(seen)
+
+
+def _move_value(cell: int, value: Score, exact: bool, proven: int, marks: int) -> MoveValue:
+    if exact:
+        return MoveValue(cell, to_public(int(value), marks), True)
+    if proven:
+        # The proof's bound, as a public score: see unknown-distance wins in score.py.
+        bound = to_public(int(value), marks)
+        return MoveValue(cell, bound, False, Outcome.WIN if proven > 0 else Outcome.LOSS)
+    return MoveValue(cell, _as_estimate(value), False)
 
 
 # An unconfirmed win or loss stays an estimate: strongly for one side, but

@@ -52,11 +52,15 @@ _STOPS = {_core.STOP_BUDGET: StopReason.BUDGET, _core.STOP_DEADLINE: StopReason.
 
 @dataclass(frozen=True, slots=True)
 class CoreResult:
-    """One root analysis: ``(cell, internal value, exact)`` per legal move, in the
-    core's move order, the nodes visited, the depth reached, and why it stopped
-    (None when every value is proven)."""
+    """One root analysis: ``(cell, internal value, exact, proven)`` per legal move,
+    in the core's move order, the nodes visited, the depth reached, and why it
+    stopped (None when every value is proven exactly).
 
-    moves: tuple[tuple[int, Value, bool], ...]
+    ``proven`` is 1 for a win proven without its distance (``value`` is then a
+    proven lower bound), -1 for such a loss (an upper bound), else 0.
+    """
+
+    moves: tuple[tuple[int, Value, bool, int], ...]
     nodes: int
     depth: int
     stopped_by: StopReason | None
@@ -97,15 +101,19 @@ def run(
     *,
     x_to_move: bool,
     budget: int,
-    solve_budget: int,
+    outcome_budget: int,
+    distance_budget: int,
     control: SearchControl | None = None,
 ) -> CoreResult:
     """Analyse the position ``(x, o)`` in the compiled core, without the GIL.
 
-    Raises :class:`SearchCancelled` when ``control`` was cancelled meanwhile.
+    The core spends up to ``outcome_budget`` nodes proving each move's outcome,
+    up to ``distance_budget`` (in all) on the distances of proven wins and
+    losses, and the rest of ``budget`` on estimates. Raises
+    :class:`SearchCancelled` when ``control`` was cancelled meanwhile.
     """
     moves, nodes, depth, stop = _core.analyze(
-        core_shape(shape), table, x, o, x_to_move, budget, solve_budget, control
+        core_shape(shape), table, x, o, x_to_move, budget, outcome_budget, distance_budget, control
     )
     if stop == _core.STOP_CANCELLED:
         raise SearchCancelled

@@ -95,15 +95,22 @@ def test_at_any_budget_what_is_marked_exact_is_exact(board: Board, budget: int) 
     expected = move_scores(board)
     analysis = Engine(table_bytes=1 << 16).analyze(board, node_budget=budget)
     for move in analysis.moves:
+        true = expected[move.cell]
         if move.exact:
-            assert move.score == expected[move.cell], (board, budget, move)
+            assert move.score == true, (board, budget, move)
+        elif move.proven is not None:
+            # The outcome is proven, the distance not: the score is the proof's bound.
+            assert move.proven == (Outcome.WIN if true > 0 else Outcome.LOSS), (board, move)
+            assert 1 <= abs(move.score) <= abs(true), (board, budget, move)
         else:
             assert -1 < move.score < 1, (board, budget, move)
     if analysis.exact:
         assert actual_fields(analysis) == expected_fields(board)
     else:
         assert analysis.stopped_by is StopReason.BUDGET
-        assert analysis.outcome is None or analysis.moves[0].exact
+        best = analysis.moves[0]
+        assert analysis.outcome is (best.proven if not best.exact else analysis.outcome)
+        assert analysis.plies is None or best.exact
 
 
 def line_completions(board: Board, player: Player) -> set[int]:

@@ -16,10 +16,11 @@ from service.engine import (
     Player,
     Status,
     StopReason,
+    move_outcome,
     rank_moves,
     suggest,
 )
-from service.engine.analysis import SOLVE_SHARE
+from service.engine.analysis import DISTANCE_SHARE
 from service.engine.search import ENTRY_BYTES
 from tests.engine.oracle import minimax, move_score, reachable
 
@@ -151,7 +152,7 @@ def test_default_budget_solves_the_hardest_opening_positions_of_4x4() -> None:
     for board in boards + HARDEST_4X4:
         analysis = Engine().analyze(board)
         assert analysis.exact, (board, analysis.nodes)
-        assert analysis.nodes <= DEFAULT_NODE_BUDGET * SOLVE_SHARE
+        assert analysis.nodes <= DEFAULT_NODE_BUDGET * DISTANCE_SHARE
 
 
 def test_5x5_k4_from_empty_is_estimated_within_the_budget() -> None:
@@ -176,6 +177,8 @@ HARD_BOARDS = [
     Board.parse("X..O/..../.X../..O.", k=4),
     Board.parse("...../..X../..O../...../.....", k=3),
     Board.parse("XO.../.X.../..O../...../.....", k=4),
+    Board.parse("X..../...../..O../.....", k=4),  # 4x5: needs ~10^5 nodes
+    Board.parse("....X/...../...../O....", k=4),
 ]
 
 
@@ -194,8 +197,12 @@ def test_estimates_claim_only_what_is_proven(budget: int, truths: list[Analysis]
         estimate = Engine(node_budget=budget).analyze(board)
         estimated += not estimate.exact
         for move in estimate.moves:
+            true = truth.value_of(move.cell)
             if move.exact:
-                assert move.score == truth.value_of(move.cell).score, (board, move)
+                assert move.score == true.score, (board, move)
+            elif move.proven is not None:
+                assert move.proven == move_outcome(true), (board, move)
+                assert abs(move.score) <= abs(true.score), (board, move)  # a bound
             else:
                 assert -1 < move.score < 1
     assert estimated >= 2  # the budgets really were too small for some boards
