@@ -1,26 +1,36 @@
 """Memory benchmark: the real server's resident memory under many distinct large boards.
 
 Run with ``make bench`` or ``python bench/memory.py``. Starts the server as in
-production (``python -m service``) with moderate caches and a small node
-budget, sends it 20,000 distinct random reachable positions (half 6x6, half
-7x7, k=5) from a few concurrent clients (three in four as ``POST
-/v1/analysis``, the rest as ``POST /v1/move``), and samples the server's RSS
-(``/proc/<pid>/status``) and every cache's figures (``/metrics``:
-``tictactoe_cache_entries``, ``..._evictions_total``, ``..._capacity_entries``)
-every few hundred requests. The curve goes to ``bench/results/memory.csv``.
+production (``python -m service``) with a small table of proven bounds,
+moderate answer caches and a small node budget, sends it 20,000 distinct random
+reachable positions (half 6x6, half 7x7, k=5) from a few concurrent clients
+(three in four as ``POST /v1/analysis``, the rest as ``POST /v1/move``), and
+samples the server's RSS (``/proc/<pid>/status``) and every cache's figures
+(``/metrics``: ``tictactoe_cache_entries``, ``..._evictions_total``,
+``..._capacity_entries``) every few hundred requests. The curve goes to
+``bench/results/memory.csv``.
 
 The bound it checks, at every sample::
 
-    RSS <= base + sum over caches of (entries x bytes per entry) + headroom
+    RSS <= base + table + sum over answer caches of (entries x bytes per entry)
+           + headroom
 
-``base`` is the server's RSS once ready (3x3 solved, nothing else asked); the
-entries are what each cache holds, at most its capacity (``TTT_CACHE_ENTRIES``
-for positions, ``TTT_ANSWER_ENTRIES`` for answers). The bytes per entry are
+``base`` is the server's RSS once ready (3x3 solved, nothing else asked).
+
+``table`` is the table of proven bounds (the cache labelled ``positions``) at
+its fixed size, ``tictactoe_table_bytes`` in /metrics, at every sample, as if it
+were full: it is one mapping of zero pages whose resident part grows as
+searches touch its pages and never past its size, so nothing is measured per
+entry. The pages the 3x3 solve touched are in ``base`` too: the bound counts
+those twice, which errs high by at most a page (4 KiB) per entry the solve
+stored (a few hundred).
+
+The answer caches are LRUs (``BoundedCache``). Their entries are what each
+holds, at most its capacity (``TTT_ANSWER_ENTRIES`` for answers,
+``TTT_RESPONSE_CACHE_ENTRIES`` for responses). The bytes per entry are
 measured first, in this process, as resident memory (allocator overhead
-included) and on other boards than the server gets:
+included), on answers of the largest kind:
 
-* positions: a table entry after real searches have refilled a table about 13
-  times (where the figure stops growing: fragmentation has settled);
 * answers: an exact 7x7 analysis, the largest kind of cached answer;
 * moves (when the server has a cache of serialised move answers): the JSON of
   a 7x7 move answer with 47 best moves, the largest, with its key;
@@ -29,14 +39,16 @@ included) and on other boards than the server gets:
   the cache keys on. Where /metrics does not report this cache, it is counted
   full, at ``TTT_RESPONSE_CACHE_ENTRIES``, at every sample.
 
-``headroom`` is one extra hash table per cache at capacity: a full cache
-reallocates its table as entries churn, and the old one is held until the new
-one is built. The check is made with the entries at each sample, and with every
-cache full, which is the figure to size a container by.
+``headroom`` is one extra hash table per answer cache at capacity: a full LRU
+reallocates its hash table as entries churn, and the old one is held until the
+new one is built. The check is made with the entries at each sample, and with
+every cache full, which is the figure to size a container by.
 
 Exits 1 when a sample breaks the bound, a request fails, a cache reported in
-/metrics has no measured bytes per entry, or the caches never fill (evictions
-must happen). Prints a table and one JSON line.
+/metrics is neither the table nor has a measured bytes per entry, the table
+never fills and turns over (full, and its evictions grow by more than its
+capacity during the run), or the answer cache never evicts. Prints a table and
+one JSON line.
 """
 
 from __future__ import annotations
@@ -61,28 +73,37 @@ from pathlib import Path
 import httpx
 from local_server import REPO, LocalServer
 
-from service.engine import Analysis, Board, BoundedCache, Engine, MoveValue
+from service.engine import Analysis, Board, BoundedCache, MoveValue
 from service.settings import Settings
 
 RESULTS = REPO / "bench" / "results"
 SETTINGS = {
-    "TTT_CACHE_ENTRIES": "100000",
+    # The core rounds the table down to a power of two of buckets (four 24-byte
+    # entries each): 32 MiB makes 24 MiB, 1,048,576 entries. At ~1,200 new
+    # entries a search it is full after ~1,500 requests, a tenth of the run, and
+    # turns over ~20 times, so most samples see a full table that evicts. The
+    # default (64, a 48 MiB table) would fill later and turn over half as often.
+    "TTT_TABLE_MB": "32",
     "TTT_ANSWER_ENTRIES": "5000",
-    # 5,000 nodes take ~60 ms a search here (20 minutes for 20,000 boards); 300
-    # take ~3 ms and still put ~80 table entries per search, 16x the capacity.
-    "TTT_NODE_BUDGET": "300",
+    # At the default budget (1,000,000 nodes) a search of these boards averages
+    # ~0.1 s here: 20,000 of them would take over half an hour. 5,000 nodes take
+    # ~1.2 ms a search (~2 ms a request, about a minute for the run) and still
+    # store ~1,200 new table entries a search.
+    "TTT_NODE_BUDGET": "5000",
     "TTT_RESPONSE_CACHE_ENTRIES": "5000",
     "TTT_LOG_LEVEL": "info",
 }
 # The longest request body the answer cache keys on (service/api/replay.py).
 RESPONSE_KEY_BYTES = 1024
+# The table of proven bounds, counted at its fixed size (tictactoe_table_bytes).
+TABLE = "positions"
+# The table counts as full at this share of its entries: a bucket that few
+# positions hash to may keep an empty slot long after the others filled.
+TABLE_FULL_SHARE = 0.99
 POSITIONS = 20_000
 MOVE_SHARE = 4  # every 4th request asks for a move, the others for an analysis
 CLIENTS = 4
 SAMPLE_EVERY = 500
-# The calibration table: a quarter of the server's, so 13 refills take ~4,000 searches.
-CALIBRATION_ENTRIES = 25_000
-CALIBRATION_SEARCHES = 4_000
 CALIBRATION_ANSWERS = 5_000
 SERVER_CPU, CLIENT_CPU = 0, 1
 SEED = 6_7_2024
@@ -123,31 +144,6 @@ def own_rss_kib() -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError("no VmRSS line")
-
-
-def bytes_per_position(boards: list[Board], capacity: int = CALIBRATION_ENTRIES) -> float:
-    """Resident bytes per entry of a full table of proven bounds, at steady state.
-
-    Real searches of the same kind of boards, at the server's node budget, into
-    a table of ``capacity`` entries until it has been refilled about 13 times.
-    The peak RSS growth is divided by the capacity, so the entry objects, the
-    LRU's links, the entry's share of the hash table and the fragmentation are
-    all in it.
-    """
-    engine = Engine(
-        node_budget=int(SETTINGS["TTT_NODE_BUDGET"]), cache_entries=capacity, answer_entries=100
-    )
-    gc.collect()
-    before = peak = own_rss_kib()
-    for index, board in enumerate(boards):
-        engine.analyze(board)
-        if index % 50 == 0:
-            peak = max(peak, own_rss_kib())
-    stats = engine.stats().positions
-    churn = (stats.entries + stats.evictions) / capacity
-    if churn < 12:
-        raise RuntimeError(f"the calibration refilled the table only {churn:.1f} times")
-    return (max(peak, own_rss_kib()) - before) * 1024 / capacity
 
 
 def _two_mark_boards(count: int) -> Iterator[Board]:
@@ -234,7 +230,7 @@ def bytes_per_response() -> float:
     return _resident_bytes_per_item(items())
 
 
-def table_bytes(capacity: int) -> int:
+def hash_table_bytes(capacity: int) -> int:
     """The largest hash table an LRU of ``capacity`` entries reaches under churn."""
     items: OrderedDict[int, None] = OrderedDict()
     largest = 0
@@ -309,19 +305,20 @@ def drive(
 
 @dataclass(frozen=True)
 class Bound:
-    """RSS <= base + sum of entries x per_entry + headroom."""
+    """RSS <= base + table + sum of answer-cache entries x per_entry + headroom."""
 
     base_kib: int
-    per_entry: dict[str, float]  # resident bytes, by cache label
-    headroom: int  # bytes: one extra hash table per cache at capacity
-    capacity: dict[str, int]
+    table_bytes: int  # the table of proven bounds, counted at its fixed size
+    per_entry: dict[str, float]  # resident bytes, by answer cache label
+    headroom: int  # bytes: one extra hash table per answer cache at capacity
+    capacity: dict[str, int]  # entries, by answer cache label
 
     def kib(self, entries: dict[str, int]) -> float:
-        grown = sum(n * self.per_entry[label] for label, n in entries.items()) + self.headroom
-        return self.base_kib + grown / 1024
+        grown = sum(n * self.per_entry[label] for label, n in entries.items())
+        return self.base_kib + (self.table_bytes + grown + self.headroom) / 1024
 
     def at(self, sample: Sample) -> float:
-        return self.kib({label: c.entries for label, c in sample.caches.items()})
+        return self.kib({label: sample.caches[label].entries for label in self.capacity})
 
     @property
     def full_kib(self) -> float:
@@ -347,10 +344,7 @@ def main() -> int:
         os.sched_setaffinity(0, {CLIENT_CPU})
     started = time.monotonic()
     boards = distinct_positions(args.positions, random.Random(SEED))
-    # Calibrate on other boards than the server gets, so the check is not circular.
-    calibration = distinct_positions(CALIBRATION_SEARCHES, random.Random(SEED + 1))
     per_entry = {
-        "positions": bytes_per_position(calibration),
         "answers": bytes_per_answer(),
         "moves": bytes_per_move_answer(),
         "responses": bytes_per_response(),
@@ -361,15 +355,21 @@ def main() -> int:
     ):
         caches = caches_of(server)
         unreported = _unreported_response_cache(caches)
-        unmeasured = set(caches) - set(per_entry)
+        table_bytes = int(server.metrics().get("tictactoe_table_bytes", 0))
+        if TABLE not in caches or not table_bytes:
+            print(f"no table of proven bounds in /metrics (cache={TABLE!r}, tictactoe_table_bytes)")
+            return 1
+        answer_caches = {label: c for label, c in caches.items() if label != TABLE}
+        unmeasured = set(answer_caches) - set(per_entry)
         if unmeasured:
             print(f"no bytes-per-entry figure for the caches {sorted(unmeasured)}: add one")
             return 1
         bound = Bound(
             base_kib=server.rss_kib(),
-            per_entry={label: per_entry[label] for label in caches},
-            headroom=sum(table_bytes(c.capacity) for c in caches.values()),
-            capacity={label: c.capacity for label, c in caches.items()},
+            table_bytes=table_bytes,
+            per_entry={label: per_entry[label] for label in answer_caches},
+            headroom=sum(hash_table_bytes(c.capacity) for c in answer_caches.values()),
+            capacity={label: c.capacity for label, c in answer_caches.items()},
         )
         samples, statuses = drive(server, boards, time.monotonic() + args.max_seconds)
         for sample in samples:
@@ -380,7 +380,7 @@ def main() -> int:
 
 
 def report(samples: list[Sample], statuses: dict[int, int], bound: Bound, elapsed: float) -> int:
-    labels = sorted(bound.capacity)
+    labels = sorted(samples[0].caches)
     RESULTS.mkdir(parents=True, exist_ok=True)
     with (RESULTS / "memory.csv").open("w", newline="") as out:
         writer = csv.writer(out)
@@ -411,7 +411,8 @@ def report(samples: list[Sample], statuses: dict[int, int], bound: Bound, elapse
             f"{s.requests:>8,} {s.seconds:>6.1f} {s.rss_kib / 1024:>8.1f} "
             f"{bound.at(s) / 1024:>9.1f}{cells}"
         )
-    last = samples[-1]
+    first, last = samples[0], samples[-1]
+    table = last.caches[TABLE]
     peak = max(s.rss_kib for s in samples)
     failures = sum(n for status, n in statuses.items() if status != 200)
     broken = [s for s in samples if s.rss_kib > bound.at(s)]
@@ -419,17 +420,25 @@ def report(samples: list[Sample], statuses: dict[int, int], bound: Bound, elapse
         "every request answered 200": failures == 0,
         "RSS within the bound at the entries of every sample": not broken,
         "peak RSS within the bound with every cache full": peak <= bound.full_kib,
-        "the position cache filled and evicted": last.caches["positions"].evictions > 0,
+        "the table filled": table.entries >= TABLE_FULL_SHARE * table.capacity,
+        "the table turned over (evictions grew by more than its capacity)": (
+            table.evictions - first.caches[TABLE].evictions > table.capacity
+        ),
         "the answer cache evicted": last.caches["answers"].evictions > 0,
     }
     print()
     print(f"base RSS (ready, 3x3 solved)      {bound.base_kib / 1024:8.1f} MiB")
-    for label in labels:
+    print(
+        f"table of proven bounds (fixed)    {bound.table_bytes / 2**20:8.1f} MiB "
+        f"({table.capacity:,} entries)"
+    )
+    for label in sorted(bound.per_entry):
         print(f"bytes per entry, {label:<16} {bound.per_entry[label]:8.0f} B")
-    print(f"headroom (one table per cache)    {bound.headroom / 2**20:8.1f} MiB")
-    capacities = ", ".join(f"{bound.capacity[label]:,} {label}" for label in labels)
+    print(f"headroom (one hash table per LRU) {bound.headroom / 2**20:8.1f} MiB")
+    capacities = ", ".join(f"{n:,} {label}" for label, n in sorted(bound.capacity.items()))
     print(f"bound with every cache full       {bound.full_kib / 1024:8.1f} MiB ({capacities})")
     print(f"peak RSS                          {peak / 1024:8.1f} MiB")
+    print(f"margin (full bound - peak RSS)    {(bound.full_kib - peak) / 1024:8.1f} MiB")
     for name, ok in checks.items():
         print(f"{'yes' if ok else 'NO ':<4} {name}")
     figures = {
@@ -440,9 +449,11 @@ def report(samples: list[Sample], statuses: dict[int, int], bound: Bound, elapse
         "base_rss_mib": round(bound.base_kib / 1024, 1),
         "peak_rss_mib": round(peak / 1024, 1),
         "final_rss_mib": round(last.rss_kib / 1024, 1),
+        "table_mib": round(bound.table_bytes / 2**20, 1),
         "bytes_per_entry": {label: round(v) for label, v in bound.per_entry.items()},
         "headroom_mib": round(bound.headroom / 2**20, 1),
         "bound_full_mib": round(bound.full_kib / 1024, 1),
+        "margin_mib": round((bound.full_kib - peak) / 1024, 1),
         "capacity": bound.capacity,
         "final_caches": {label: vars(c) for label, c in last.caches.items()},
         "samples_over_bound": len(broken),
