@@ -473,6 +473,10 @@ def test_each_kustomization_lists_exactly_its_folder() -> None:
         assert len(listed) == len(set(listed)), f"{kustomization}: duplicates"
         present = {p.name for p in folder.glob("*.yaml")} - {"kustomization.yaml"}
         assert set(listed) == present, kustomization.relative_to(REPO)
+        # Every other file (the dashboard's JSON) goes into a generated ConfigMap.
+        generated = [f for g in document.get("configMapGenerator", []) for f in g["files"]]
+        others = {p.name for p in folder.iterdir() if p.is_file() and p.suffix != ".yaml"}
+        assert sorted(generated) == sorted(others), kustomization.relative_to(REPO)
     # The ServiceMonitor needs the Prometheus operator's CRD: never in the base.
     (base,) = load_documents(K8S / "kustomization.yaml")
     assert not any("monitoring" in entry for entry in base["resources"])
@@ -671,6 +675,27 @@ def test_prometheusrule_has_the_operators_shape(objects: dict[str, dict[str, Any
             assert rule["labels"]["severity"] in {"critical", "warning"}, rule["alert"]
             assert all(isinstance(v, str) for v in rule["labels"].values()), rule["alert"]
             assert set(rule["annotations"]) == {"summary", "description", "runbook_url"}
+
+
+def test_dashboard_ships_as_a_configmap_for_the_grafana_sidecar() -> None:
+    # Kustomize builds this ConfigMap, so no file holds it for the checks
+    # above: its fields are checked here, the dashboard in
+    # tests/ops/test_dashboard.py.
+    (document,) = load_documents(K8S / "monitoring" / "kustomization.yaml")
+    (generator,) = document["configMapGenerator"]
+    assert set(generator) == {"name", "files", "options"}
+    assert generator["name"] == f"{APP_NAME}-dashboard"
+    (file_name,) = generator["files"]
+    assert file_name == f"{APP_NAME}-dashboard.json"
+    # The sidecar finds dashboards by this label; without the name hash a new
+    # version replaces the old ConfigMap instead of adding one beside it.
+    assert generator["options"] == {
+        "disableNameSuffixHash": True,
+        "labels": {"grafana_dashboard": "1", **COMMON_LABELS},
+    }
+    # kubectl apply keeps the whole object in an annotation, and annotations
+    # may hold 256 KiB in all.
+    assert (K8S / "monitoring" / file_name).stat().st_size < 200 * 1024
 
 
 def test_docs_name_the_validated_kubernetes_versions() -> None:
