@@ -320,9 +320,12 @@ def test_yamllint_passes_on_manifests_and_tool_configs() -> None:
 
 @pytest.mark.parametrize("version", VALIDATED_KUBERNETES_VERSIONS)
 def test_manifests_validate_against_kubernetes(version: str) -> None:
-    # The ServiceMonitor is a custom resource: kubernetes-validate ships no
-    # schema for it (only a warning, and exit 0), so it is left out here and
-    # checked in test_servicemonitor_scrapes_the_service instead.
+    # The ServiceMonitor and the PrometheusRule are custom resources:
+    # kubernetes-validate ships no schema for them (only a warning, and exit
+    # 0), so they are left out here and their shape is checked by hand in
+    # test_servicemonitor_scrapes_the_service and
+    # test_prometheusrule_has_the_operators_shape (the rules themselves by
+    # promtool, tests/ops/test_alerts.py).
     files = [
         p for p in resource_files() if not any(is_custom_resource(d) for d in load_documents(p))
     ]
@@ -470,6 +473,10 @@ def test_each_kustomization_lists_exactly_its_folder() -> None:
         assert len(listed) == len(set(listed)), f"{kustomization}: duplicates"
         present = {p.name for p in folder.glob("*.yaml")} - {"kustomization.yaml"}
         assert set(listed) == present, kustomization.relative_to(REPO)
+        # Every other file (the dashboard's JSON) goes into a generated ConfigMap.
+        generated = [f for g in document.get("configMapGenerator", []) for f in g["files"]]
+        others = {p.name for p in folder.iterdir() if p.is_file() and p.suffix != ".yaml"}
+        assert sorted(generated) == sorted(others), kustomization.relative_to(REPO)
     # The ServiceMonitor needs the Prometheus operator's CRD: never in the base.
     (base,) = load_documents(K8S / "kustomization.yaml")
     assert not any("monitoring" in entry for entry in base["resources"])
@@ -640,6 +647,55 @@ def test_servicemonitor_scrapes_the_service(objects: dict[str, dict[str, Any]]) 
         assert set(endpoint) <= {"port", "path", "interval", "scrapeTimeout"}, endpoint
         assert endpoint["port"] in service_ports
         assert endpoint["path"] == "/metrics"
+
+
+# The operator's Duration pattern for a rule's "for" (monitoring.coreos.com/v1).
+OPERATOR_DURATION = re.compile(
+    r"0|([0-9]+y)?([0-9]+w)?([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?"
+)
+
+
+def test_prometheusrule_has_the_operators_shape(objects: dict[str, dict[str, Any]]) -> None:
+    # As for the ServiceMonitor, no schema is at hand: these are the fields of
+    # the operator's PrometheusRule CRD that the rules use, and no others, so a
+    # typo (say "annotation:") fails here instead of being pruned by the API
+    # server. promtool checks the rules' PromQL (tests/ops/test_alerts.py).
+    rule_object = objects["PrometheusRule"]
+    assert rule_object["apiVersion"] == "monitoring.coreos.com/v1"
+    assert set(rule_object) == {"apiVersion", "kind", "metadata", "spec"}
+    assert set(rule_object["spec"]) == {"groups"}
+    names = [group["name"] for group in rule_object["spec"]["groups"]]
+    assert len(names) == len(set(names)), names
+    for group in rule_object["spec"]["groups"]:
+        assert set(group) <= {"name", "interval", "rules"}, group["name"]
+        for rule in group["rules"]:
+            assert set(rule) <= {"alert", "expr", "for", "labels", "annotations"}, rule
+            assert isinstance(rule["alert"], str) and isinstance(rule["expr"], str), rule
+            assert OPERATOR_DURATION.fullmatch(rule.get("for", "0")), rule["alert"]
+            assert rule["labels"]["severity"] in {"critical", "warning"}, rule["alert"]
+            assert all(isinstance(v, str) for v in rule["labels"].values()), rule["alert"]
+            assert set(rule["annotations"]) == {"summary", "description", "runbook_url"}
+
+
+def test_dashboard_ships_as_a_configmap_for_the_grafana_sidecar() -> None:
+    # Kustomize builds this ConfigMap, so no file holds it for the checks
+    # above: its fields are checked here, the dashboard in
+    # tests/ops/test_dashboard.py.
+    (document,) = load_documents(K8S / "monitoring" / "kustomization.yaml")
+    (generator,) = document["configMapGenerator"]
+    assert set(generator) == {"name", "files", "options"}
+    assert generator["name"] == f"{APP_NAME}-dashboard"
+    (file_name,) = generator["files"]
+    assert file_name == f"{APP_NAME}-dashboard.json"
+    # The sidecar finds dashboards by this label; without the name hash a new
+    # version replaces the old ConfigMap instead of adding one beside it.
+    assert generator["options"] == {
+        "disableNameSuffixHash": True,
+        "labels": {"grafana_dashboard": "1", **COMMON_LABELS},
+    }
+    # kubectl apply keeps the whole object in an annotation, and annotations
+    # may hold 256 KiB in all.
+    assert (K8S / "monitoring" / file_name).stat().st_size < 200 * 1024
 
 
 def test_docs_name_the_validated_kubernetes_versions() -> None:

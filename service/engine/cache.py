@@ -1,8 +1,9 @@
 """A bounded, thread-safe, least-recently-used cache with counters.
 
 It owns memory bounds and the hit/miss/eviction statistics that operators
-watch; it knows nothing about what it stores. The search keeps proven bounds
-in one and finished analyses in another (see ``search.py``).
+watch; it knows nothing about what it stores. The engine keeps finished exact
+analyses in one (the proven bounds live in the compiled core's fixed table),
+and the HTTP layer its answers to replay in another.
 
 >>> cache = BoundedCache[str, int](max_entries=2)
 >>> cache.put("a", 1); cache.put("b", 2); cache.put("c", 3)

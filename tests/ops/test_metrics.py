@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def promtool() -> str:
-    local = ROOT / ".tools" / "bin" / "promtool"
-    found = str(local) if local.exists() else shutil.which("promtool")
-    if found is None:
-        pytest.fail("promtool is missing: run `bash .ci/install-promtool.sh`")
-    return found
+from tests.ops.promtool import promtool
 
 
 @pytest.fixture(scope="module")
