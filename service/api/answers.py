@@ -54,6 +54,7 @@ def move_answer(request: MoveRequest, suggestion: Suggestion) -> dict[str, Any]:
         "score": wire_score(chosen.score),
         "outcome": None if outcome is None else outcome.value,
         "plies": analysis.move_plies(chosen),
+        "line": [cell(shape, i) for i in chosen.line],
         "best_moves": [cell(shape, i) for i in analysis.best_moves],
         "best_score": wire_score(analysis.best_score),
         "is_best": suggestion.is_best,
@@ -77,12 +78,12 @@ def analysis_answer(analysis: Analysis) -> dict[str, Any]:
     board = analysis.board
     shape = board.shape
     best = analysis.moves[0]
-    outcome = move_outcome(best)
+    outcome = analysis.outcome
     return {
         **_position(board),
         "score": wire_score(best.score),
         "outcome": None if outcome is None else outcome.value,
-        "plies": analysis.move_plies(best),
+        "plies": analysis.plies,
         "exact": analysis.exact,
         "depth": analysis.depth,
         "stopped_by": stopped_by(analysis),
@@ -92,6 +93,7 @@ def analysis_answer(analysis: Analysis) -> dict[str, Any]:
                 "score": wire_score(move.score),
                 "outcome": None if (o := move_outcome(move)) is None else o.value,
                 "plies": analysis.move_plies(move),
+                "line": [cell(shape, i) for i in move.line],
                 "exact": move.exact,
             }
             for move in analysis.moves

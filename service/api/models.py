@@ -35,6 +35,26 @@ BOARD_DESCRIPTION = (
 )
 
 
+SCORE_DESCRIPTION = (
+    "The move's score for the player making it: a win whose final move is n plies away "
+    "(this move is ply 1) scores cells + 1 - n, a loss the negative, a draw 0; estimates lie "
+    "strictly between -1 and 1. A win proven without its distance scores the least its proof "
+    "guarantees (at least 1: above every draw and estimate); such a loss, the most (at most -1)."
+)
+MOVE_OUTCOME_DESCRIPTION = (
+    "Proven result of the move for its player, distance known or not; null if estimated."
+)
+PLIES_DESCRIPTION = (
+    "Plies to the end of the game, this move included, when the distance is proven; null when "
+    "estimated or when only the outcome is proven."
+)
+LINE_DESCRIPTION = (
+    "The move and the expected continuation. For a proven win or loss whose distance is "
+    "proven, it reaches the winning move in exactly 'plies' moves; otherwise it is the "
+    "principal variation as far as it is known."
+)
+
+
 class BoardQuestion(BaseModel):
     """The fields every request uses to name a position.
 
@@ -145,9 +165,10 @@ class MoveAnswer(BaseModel):
 
     move: Cell
     player: Mark = Field(description="The side that plays the move.")
-    score: float = Field(description="The move's score for the player (see the README).")
-    outcome: OutcomeName | None = Field(description="Proven result of the move; null if estimated.")
-    plies: int | None = Field(description="Plies to the end of the game, this move included.")
+    score: float = Field(description=SCORE_DESCRIPTION)
+    outcome: OutcomeName | None = Field(description=MOVE_OUTCOME_DESCRIPTION)
+    plies: int | None = Field(description=PLIES_DESCRIPTION)
+    line: list[Cell] = Field(description=LINE_DESCRIPTION)
     best_moves: list[Cell] = Field(description="Every move of the best score, in cell order.")
     best_score: float
     is_best: bool = Field(description="False when a lower difficulty chose a weaker move.")
@@ -170,9 +191,10 @@ class MoveValue(BaseModel):
     index: int
     row: int
     col: int
-    score: float
-    outcome: OutcomeName | None
-    plies: int | None
+    score: float = Field(description=SCORE_DESCRIPTION)
+    outcome: OutcomeName | None = Field(description=MOVE_OUTCOME_DESCRIPTION)
+    plies: int | None = Field(description=PLIES_DESCRIPTION)
+    line: list[Cell] = Field(description=LINE_DESCRIPTION)
     exact: bool
 
 
@@ -188,8 +210,15 @@ class AnalysisAnswer(BaseModel):
     winning_lines: list[list[int]]
     player: Mark = Field(description="The side to move.")
     score: float = Field(description="The best move's score for the side to move.")
-    outcome: OutcomeName | None
-    plies: int | None
+    outcome: OutcomeName | None = Field(
+        description="The position's proven result for the side to move, distance known or not: "
+        "'win' when any move is a proven win, otherwise set only when every move's result is "
+        "proven."
+    )
+    plies: int | None = Field(
+        description="Plies to the end under best play, when that distance is proven; null "
+        "otherwise."
+    )
     exact: bool
     depth: int
     stopped_by: StopName | None = Field(description=STOPPED_BY_DESCRIPTION)

@@ -1220,6 +1220,8 @@ typedef struct {
     int proven;    /* +1 a proven win (value is a lower bound), -1 a proven loss
                       (value is an upper bound), 0 nothing proven beyond ``exact`` */
     double value;  /* internal (mark-counted) value for the mover */
+    int line_length;
+    uint8_t line[MAX_CELLS]; /* the move, then the expected continuation */
 } RootMove;
 
 static uint64_t
@@ -1275,6 +1277,91 @@ typedef struct {
     int depth;
     int stop;
 } RootResult;
+
+/* The table's best move for a position, in the position's own frame, or -1. */
+static int
+tt_move(Search *S, const Node *n)
+{
+    uint64_t key0, key1;
+    int frame = canonical(S->sh, n, &key0, &key1);
+    int lower, upper, move;
+    if (!tt_probe(S, key0, key1, &lower, &upper, &move)) {
+        return -1;
+    }
+    int cell = S->sh->inverse[frame][move];
+    return ((n->me | n->opp) >> cell) & 1 ? -1 : cell;
+}
+
+/* The line of play from a position whose exact value ``value`` (for its side to
+ * move) is a proven win or loss: at each ply a move that keeps the value,
+ * checked by a search in a window of width two around it, until the winning
+ * move. So a win in n plies gives a line of exactly n moves. */
+static int
+proven_line(Search *S, const Node *start, int value, uint8_t *out, int room)
+{
+    const Shape *sh = S->sh;
+    Node node = *start, child;
+    int length = 0;
+    while (length < room && node.marks < sh->cells) {
+        if (node.my_thr && value == sh->cells - node.marks) {
+            out[length++] = (uint8_t)__builtin_ctzll(node.my_thr);
+            break;
+        }
+        Moves moves;
+        if (node.opp_thr) {
+            forced_move(node.opp_thr, &moves);
+        }
+        else {
+            gen_moves(sh, &node, tt_move(S, &node), &moves);
+        }
+        int found = -1, cell;
+        while ((cell = next_move(&moves)) >= 0) {
+            play(sh, &node, cell, &child);
+            int reply = solve(S, &child, -value - 1, -value + 1);
+            if (S->stop) {
+                return length;
+            }
+            if (reply == -value) {
+                found = cell;
+                break;
+            }
+        }
+        if (found < 0) {
+            break;
+        }
+        out[length++] = (uint8_t)found;
+        node = child;
+        value = -value;
+    }
+    return length;
+}
+
+/* The line as far as it is known, for draws and estimates: forced replies,
+ * immediate wins and the table's best moves, until the table knows no more. */
+static int
+known_line(Search *S, const Node *start, uint8_t *out, int room)
+{
+    const Shape *sh = S->sh;
+    Node node = *start, child;
+    int length = 0;
+    while (length < room && node.marks < sh->cells) {
+        int cell;
+        if (node.my_thr) {
+            out[length++] = (uint8_t)__builtin_ctzll(node.my_thr);
+            break;
+        }
+        if (node.opp_thr) {
+            cell = __builtin_ctzll(node.opp_thr);
+        }
+        else if ((cell = tt_move(S, &node)) < 0) {
+            break;
+        }
+        out[length++] = (uint8_t)cell;
+        play(sh, &node, cell, &child);
+        node = child;
+    }
+    return length;
+}
 
 /* Record why a phase stopped; returns 1 when later phases must not search. */
 static int
@@ -1467,10 +1554,44 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
          * is what the outcome search looked at: the rest of the game. */
         result.depth = empties;
     }
+    /* 5. The line of play of each move, with a little more budget. */
+    if (!cancelled) {
+        S->limit = S->nodes + (budget / 4 > 10000 ? budget / 4 : 10000);
+        for (int r = 0; r < nreps; r++) {
+            RootMove *m = &moves[reps[r]];
+            m->line[0] = (uint8_t)m->cell;
+            m->line_length = 1;
+            play(sh, root, m->cell, &child);
+            if (m->exact && m->value != 0 && !S->stop) {
+                m->line_length += proven_line(S, &child, -(int)m->value, m->line + 1, MAX_CELLS - 1);
+            }
+            else if (!(m->exact && m->value == win_now)) {
+                m->line_length += known_line(S, &child, m->line + 1, MAX_CELLS - 1);
+            }
+        }
+        phase_stopped(S, &deadline_hit, &cancelled);
+    }
     for (int i = 0; i < n; i++) {
-        moves[i].value = moves[moves[i].rep].value;
-        moves[i].exact = moves[moves[i].rep].exact;
-        moves[i].proven = moves[moves[i].rep].proven;
+        RootMove *rep = &moves[moves[i].rep];
+        moves[i].value = rep->value;
+        moves[i].exact = rep->exact;
+        moves[i].proven = rep->proven;
+        if (i != moves[i].rep) {
+            /* A symmetric image: the continuation is the representative's,
+             * mapped through the symmetry that takes its child to this one. */
+            Node here, there;
+            uint64_t k0, k1;
+            play(sh, root, rep->cell, &there);
+            play(sh, root, moves[i].cell, &here);
+            int frame_there = canonical(sh, &there, &k0, &k1);
+            int frame_here = canonical(sh, &here, &k0, &k1);
+            moves[i].line[0] = (uint8_t)moves[i].cell;
+            for (int j = 1; j < rep->line_length; j++) {
+                int canonical_cell = sh->perm[frame_there][rep->line[j]];
+                moves[i].line[j] = sh->inverse[frame_here][canonical_cell];
+            }
+            moves[i].line_length = rep->line_length;
+        }
     }
     open = 0;
     for (int i = 0; i < n; i++) {
@@ -1567,15 +1688,23 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     }
     for (int i = 0; i < count; i++) {
         PyObject *item;
+        PyObject *line = PyTuple_New(moves[i].line_length);
+        if (line == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        for (int j = 0; j < moves[i].line_length; j++) {
+            PyTuple_SET_ITEM(line, j, PyLong_FromLong(moves[i].line[j]));
+        }
         if (moves[i].exact) {
-            item = Py_BuildValue("(iiOi)", moves[i].cell, (int)moves[i].value, Py_True, 0);
+            item = Py_BuildValue("(iiOiN)", moves[i].cell, (int)moves[i].value, Py_True, 0, line);
         }
         else if (moves[i].proven) {
-            item = Py_BuildValue("(iiOi)", moves[i].cell, (int)moves[i].value, Py_False,
-                                 moves[i].proven);
+            item = Py_BuildValue("(iiOiN)", moves[i].cell, (int)moves[i].value, Py_False,
+                                 moves[i].proven, line);
         }
         else {
-            item = Py_BuildValue("(idOi)", moves[i].cell, moves[i].value, Py_False, 0);
+            item = Py_BuildValue("(idOiN)", moves[i].cell, moves[i].value, Py_False, 0, line);
         }
         if (item == NULL) {
             Py_DECREF(list);
@@ -1651,11 +1780,50 @@ core_pairing(PyObject *Py_UNUSED(module), PyObject *args)
     return pairs;
 }
 
+static PyObject *
+core_store(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Shape *shape;
+    Table *table;
+    PyObject *xo, *oo;
+    int x_to_move, lower, upper;
+    if (!PyArg_ParseTuple(args, "O!O!OOpii", &ShapeType, &shape, &TableType, &table, &xo, &oo,
+                          &x_to_move, &lower, &upper)) {
+        return NULL;
+    }
+    uint64_t x, o;
+    if (read_bitboard(xo, &x, "x") < 0 || read_bitboard(oo, &o, "o") < 0) {
+        return NULL;
+    }
+    if ((x | o) & ~shape->full || (x & o)) {
+        PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+        return NULL;
+    }
+    int limit = shape->cells + 1;
+    if (lower < -limit || upper > limit || lower > upper) {
+        PyErr_SetString(PyExc_ValueError, "bounds must satisfy -(cells+1) <= lower <= upper <= cells+1");
+        return NULL;
+    }
+    Node n;
+    root_node(shape, x, o, x_to_move, &n);
+    uint64_t key0, key1;
+    canonical(shape, &n, &key0, &key1);
+    Search S = {0};
+    S.sh = shape;
+    S.tt = table;
+    /* The most work an entry can record: replacement keeps it over any search's. */
+    tt_store(&S, key0, key1, lower, upper, 0, UINT64_MAX);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
     {"analyze", (PyCFunction)(void (*)(void))core_analyze, METH_VARARGS | METH_KEYWORDS,
      "analyze(shape, table, x, o, x_to_move, budget, outcome_budget, distance_budget,\n"
-     "        control=None) -> ([(cell, value, exact, proven), ...], nodes, depth, stop)\n\n"
+     "        control=None) -> ([(cell, value, exact, proven, line), ...], nodes, depth, stop)\n\n"
      "Every legal move's internal value, searched with the GIL released."},
+    {"store", (PyCFunction)core_store, METH_VARARGS,
+     "store(shape, table, x, o, x_to_move, lower, upper): record proven bounds of a\n"
+     "position (internal scores, for the side to move), kept over any search's entries."},
     {"threat_win", (PyCFunction)core_threat_win, METH_VARARGS,
      "threat_win(shape, x, o, x_to_move) -> internal value of a win by continuous\n"
      "threats for the side to move, or 0 when none is found."},

@@ -56,6 +56,9 @@ class MoveValue:
     score: Score
     exact: bool
     proven: Outcome | None = None
+    # The move and its expected continuation (see CoreResult); one best line of
+    # several, so it takes no part in comparisons.
+    line: tuple[int, ...] = field(default=(), compare=False)
 
 
 def rank_moves(moves: Iterable[MoveValue]) -> tuple[MoveValue, ...]:
@@ -102,12 +105,31 @@ class Analysis:
 
     @property
     def outcome(self) -> Outcome | None:
-        """The proven result with best play, or None when the best move is an estimate."""
-        return move_outcome(self.moves[0])
+        """The position's proven result with best play, distance known or not: a
+        win when any move is a proven win, otherwise the best result when every
+        move's result is proven, otherwise None (an unproven move might win)."""
+        outcomes = [move_outcome(m) for m in self.moves]
+        if Outcome.WIN in outcomes:
+            return Outcome.WIN
+        if None in outcomes:
+            return None
+        return Outcome.DRAW if Outcome.DRAW in outcomes else Outcome.LOSS
 
     @property
     def plies(self) -> int | None:
-        return self.move_plies(self.moves[0])
+        """Plies to the end of the game under best play, when the distance is proven:
+        the best move's score is exact and no other move could beat it (it wins
+        at once, or every other move is exact, or a proven loss while the best
+        does not lose)."""
+        best = self.moves[0]
+        if not best.exact:
+            return None
+        if best.score == self.board.shape.cells:
+            return 1  # a win on this move: nothing is faster
+        for move in self.moves[1:]:
+            if not move.exact and not (move.proven is Outcome.LOSS and best.score >= 0):
+                return None
+        return self.move_plies(best)
 
     def move_plies(self, move: MoveValue) -> int | None:
         """Plies to the end of the game under best play, ``move`` included."""
@@ -236,10 +258,7 @@ class Engine:
             control=control,
         )
         marks = board.mark_count
-        moves = [
-            _move_value(cell, value, exact, proven, marks)
-            for cell, value, exact, proven in found.moves
-        ]
+        moves = [_move_value(marks, *move) for move in found.moves]
         ranked = rank_moves(moves)
         exact = found.stopped_by is None
         result = Analysis(board, ranked, exact, found.depth, found.stopped_by, found.nodes)
@@ -289,14 +308,17 @@ def _reachable(shape: Geometry) -> list[Board]:
     return list(seen)
 
 
-def _move_value(cell: int, value: Score, exact: bool, proven: int, marks: int) -> MoveValue:
+def _move_value(
+    marks: int, cell: int, value: Score, exact: bool, proven: int, line: tuple[int, ...]
+) -> MoveValue:
     if exact:
-        return MoveValue(cell, to_public(int(value), marks), True)
+        return MoveValue(cell, to_public(int(value), marks), True, line=line)
     if proven:
-        # The proof's bound, as a public score: see unknown-distance wins in score.py.
+        # The proof's bound, as a public score: see unknown distances in score.py.
         bound = to_public(int(value), marks)
-        return MoveValue(cell, bound, False, Outcome.WIN if proven > 0 else Outcome.LOSS)
-    return MoveValue(cell, _as_estimate(value), False)
+        outcome = Outcome.WIN if proven > 0 else Outcome.LOSS
+        return MoveValue(cell, bound, False, outcome, line)
+    return MoveValue(cell, _as_estimate(value), False, line=line)
 
 
 # An unconfirmed win or loss stays an estimate: strongly for one side, but

@@ -12,7 +12,17 @@ So faster wins and slower losses score higher, every proven win is at least 1,
 and every proven loss at most -1. Estimates from a search that ran out of
 budget are kept strictly between -1 and 1 (see ``search.py``), so one number
 ranks proven and estimated moves together without ever passing an estimate off
-as a proven result. On 3x3 an immediate win is 9, as in the classic demos:
+as a proven result.
+
+An outcome may be proven without its distance (the search proved a win, or a
+loss, but not how fast). Such a move scores the bound its proof gives, which
+is the score of some win (or loss) the proof allows: at least
+``cells + 1 - n`` for a win with ``n`` the longest distance the proof leaves
+open (at worst the rest of the game, so never below 1), at most the
+corresponding negative for a loss. So it still ranks above every draw and
+estimate (a loss: below them), and below (above) the wins (losses) proven
+faster (slower) than its bound; its outcome is set and its plies are not.
+On 3x3 an immediate win is 9, as in the classic demos:
 
 >>> win_score(cells=9, plies=1), loss_score(cells=9, plies=2)
 (9, -8)

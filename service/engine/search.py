@@ -52,15 +52,17 @@ _STOPS = {_core.STOP_BUDGET: StopReason.BUDGET, _core.STOP_DEADLINE: StopReason.
 
 @dataclass(frozen=True, slots=True)
 class CoreResult:
-    """One root analysis: ``(cell, internal value, exact, proven)`` per legal move,
-    in the core's move order, the nodes visited, the depth reached, and why it
-    stopped (None when every value is proven exactly).
+    """One root analysis: ``(cell, internal value, exact, proven, line)`` per legal
+    move, in the core's move order, the nodes visited, the depth reached, and why
+    it stopped (None when every value is proven exactly).
 
     ``proven`` is 1 for a win proven without its distance (``value`` is then a
-    proven lower bound), -1 for such a loss (an upper bound), else 0.
+    proven lower bound), -1 for such a loss (an upper bound), else 0. ``line``
+    is the move and its expected continuation: for a proven win or loss of known
+    distance, down to the winning move; otherwise as far as the table knows it.
     """
 
-    moves: tuple[tuple[int, Value, bool, int], ...]
+    moves: tuple[tuple[int, Value, bool, int, tuple[int, ...]], ...]
     nodes: int
     depth: int
     stopped_by: StopReason | None

@@ -1,0 +1,252 @@
+"""The opening book: proven values of the first moves on every board shape, built
+by the project's own solver and shipped with the package.
+
+It owns the book's file format, how a book is built and how it is installed
+into an engine's table. It proves nothing new at run time: an entry is what
+the solver proved, offline, with the node count and time it took; installing
+it stores proven bounds in the table, where searches find them as if they had
+proved them themselves.
+
+The file (``book.json`` beside this module, version 1) holds one entry per
+position (the empty board of every shape from 3x3 to 7x7 and every k; both
+orientations of a rectangle are separate shapes)::
+
+    {"version": 1, "entries": [
+      {"rows": 5, "cols": 5, "k": 4, "board": ".....", "player": "X",
+       "nodes": 87861, "seconds": 0.11, "budget": 2000000000,
+       "moves": [{"cell": 12, "lower": 0, "upper": 0}, ...]}, ...]}
+
+``moves`` lists one move per class of moves equal under the board's
+symmetries, with proven bounds on its internal (mark-counted, see
+``search.py``) value for the side to move; moves whose value the build could
+not bound are left out. ``make book`` rebuilds the file; the build is
+deterministic (node budgets, one thread), so a rebuild changes only the times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from service.engine import _core
+from service.engine.analysis import Engine, MoveValue
+from service.engine.board import Board, Player
+from service.engine.geometry import MAX_SIDE, MIN_K, MIN_SIDE, Geometry, geometry
+from service.engine.score import Outcome
+from service.engine.search import core_shape
+
+BOOK_PATH = Path(__file__).with_name("book.json")
+VERSION = 1
+# Nodes the build may spend on one position (about 7 minutes of searching);
+# deterministic, unlike a time limit.
+DEFAULT_BUILD_BUDGET = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class BookMove:
+    cell: int
+    lower: int  # proven bounds on the move's internal value for the side to move
+    upper: int
+
+
+@dataclass(frozen=True)
+class BookEntry:
+    board: Board
+    moves: tuple[BookMove, ...]
+    nodes: int
+    seconds: float
+    budget: int
+
+    def to_json(self) -> dict[str, object]:
+        shape = self.board.shape
+        return {
+            "rows": shape.rows,
+            "cols": shape.cols,
+            "k": shape.k,
+            "board": self.board.format(),
+            "player": self.board.side_to_move.value,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 3),
+            "budget": self.budget,
+            "moves": [{"cell": m.cell, "lower": m.lower, "upper": m.upper} for m in self.moves],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> BookEntry:
+        rows, cols, k = _int(data, "rows"), _int(data, "cols"), _int(data, "k")
+        board = Board.parse(
+            _str(data, "board"), rows=rows, cols=cols, k=k, player=_str(data, "player")
+        )
+        moves_data = data.get("moves")
+        if not isinstance(moves_data, list):
+            raise ValueError("a book entry's moves must be a list")
+        limit = board.shape.cells + 1
+        moves = []
+        for move in moves_data:
+            if not isinstance(move, dict):
+                raise ValueError("a book move must be an object")
+            book_move = BookMove(_int(move, "cell"), _int(move, "lower"), _int(move, "upper"))
+            if (
+                not 0 <= book_move.cell < board.shape.cells
+                or (board.x | board.o) >> book_move.cell & 1
+            ):
+                raise ValueError(f"book move {book_move.cell} is not an empty cell of {board!r}")
+            if not -limit <= book_move.lower <= book_move.upper <= limit:
+                raise ValueError(f"book move {book_move} has bounds out of order or range")
+            moves.append(book_move)
+        return cls(
+            board,
+            tuple(moves),
+            _int(data, "nodes"),
+            float(_number(data, "seconds")),
+            _int(data, "budget"),
+        )
+
+
+@dataclass(frozen=True)
+class Book:
+    entries: tuple[BookEntry, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"version": VERSION, "entries": [entry.to_json() for entry in self.entries]}
+
+    @classmethod
+    def from_json(cls, data: object) -> Book:
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            raise ValueError(f"not a version {VERSION} book")
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            raise ValueError("a book's entries must be a list")
+        return cls(tuple(BookEntry.from_json(entry) for entry in entries))
+
+    def install(self, engine: Engine) -> int:
+        """Store every entry's bounds in ``engine``'s table; returns the positions stored."""
+        stored = 0
+        for entry in self.entries:
+            board = entry.board
+            shape = core_shape(board.shape)
+            for move in entry.moves:
+                child = board.play(move.cell)
+                # The child's bounds, for its side to move, are the move's negated.
+                _core.store(
+                    shape,
+                    engine.table,
+                    child.x,
+                    child.o,
+                    child.side_to_move is Player.X,
+                    -move.upper,
+                    -move.lower,
+                )
+                stored += 1
+        return stored
+
+
+def load(path: Path = BOOK_PATH) -> Book:
+    return Book.from_json(json.loads(path.read_text()))
+
+
+def internal_bounds(move: MoveValue, board: Board) -> tuple[int, int] | None:
+    """Proven bounds on a move's internal value, from its public score, or None."""
+    cells, marks = board.shape.cells, board.mark_count
+    win_now, lose_next = cells - marks, -(cells - marks - 1)
+    if move.exact:
+        assert isinstance(move.score, int)
+        value = _internal(move.score, marks)
+        return value, value
+    if move.proven is Outcome.WIN:
+        assert isinstance(move.score, int)
+        return _internal(move.score, marks), win_now
+    if move.proven is Outcome.LOSS:
+        assert isinstance(move.score, int)
+        return lose_next, _internal(move.score, marks)
+    return None
+
+
+def _internal(score: int, marks: int) -> int:
+    """The inverse of ``search.to_public``."""
+    if score > 0:
+        return score - marks
+    if score < 0:
+        return score + marks
+    return 0
+
+
+def shapes() -> Iterator[Geometry]:
+    """Every shape from 3x3 to 7x7 and every k, both orientations."""
+    for rows in range(MIN_SIDE, MAX_SIDE + 1):
+        for cols in range(MIN_SIDE, MAX_SIDE + 1):
+            for k in range(MIN_K, max(rows, cols) + 1):
+                yield geometry(rows, cols, k)
+
+
+def prove(board: Board, budget: int) -> BookEntry:
+    """What one cold search of ``budget`` nodes proves about ``board``'s moves."""
+    engine = Engine(node_budget=budget, table_bytes=512 * 2**20)
+    started = time.perf_counter()
+    analysis = engine.search(board)
+    seconds = time.perf_counter() - started
+    seen: set[int] = set()
+    moves = []
+    for move in sorted(analysis.moves, key=lambda m: m.cell):
+        child = board.play(move.cell)
+        key = min(board.shape.position_codes(child.x, child.o))
+        if key in seen:
+            continue  # a symmetric image of a move already listed
+        seen.add(key)
+        bounds = internal_bounds(move, board)
+        if bounds is not None:
+            moves.append(BookMove(move.cell, *bounds))
+    return BookEntry(board, tuple(moves), analysis.nodes, seconds, budget)
+
+
+def build(budget: int, only: Sequence[Geometry] | None = None) -> Book:
+    entries = []
+    for shape in only or list(shapes()):
+        entry = prove(Board(shape, 0, 0, Player.X), budget)
+        entries.append(entry)
+        proven = len(entry.moves)
+        print(
+            f"{shape.rows}x{shape.cols} k={shape.k}: {proven} move classes bounded, "
+            f"{entry.nodes:,} nodes, {entry.seconds:.2f} s",
+            flush=True,
+        )
+    return Book(tuple(entries))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Build the opening book (make book).")
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUILD_BUDGET)
+    parser.add_argument("--out", type=Path, default=BOOK_PATH)
+    args = parser.parse_args(argv)
+    book = build(args.budget)
+    args.out.write_text(json.dumps(book.to_json(), indent=1) + "\n")
+    print(f"wrote {len(book.entries)} entries to {args.out}")
+
+
+def _int(data: dict[str, object], key: str) -> int:
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{key} must be an integer, got {value!r}")
+    return value
+
+
+def _number(data: dict[str, object], key: str) -> float:
+    value = data.get(key)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise ValueError(f"{key} must be a number, got {value!r}")
+    return value
+
+
+def _str(data: dict[str, object], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be text, got {value!r}")
+    return value
+
+
+if __name__ == "__main__":
+    main()
