@@ -1,13 +1,16 @@
 # Everything runs in .venv, created on first use. `make run` and `make test` are
-# all a fresh machine needs.
+# all a fresh machine needs: `make test` also installs the tools the suite
+# drives (`make tools`), and a second run finds them and installs nothing.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
+PROMTOOL := .tools/bin/promtool
+CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test lint typecheck pytest bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +25,23 @@ $(DEV_STAMP): pyproject.toml constraints.txt | $(PY)
 	$(PY) -c "import service.app, pytest, hypothesis, schemathesis"
 	touch $@ $(RUN_STAMP)
 
+# What the suite drives besides Python: Debian's chromium (the playground's
+# browser tests) and nginx (the rolling restart), promtool (the /metrics
+# exposition) and checkov (the manifests), each checked before anything is
+# installed. The Debian packages go first: their one `apt-get update` also
+# serves promtool's `apt-get download`.
+tools: debian-packages $(PROMTOOL) $(CHECKOV)
+
+debian-packages:
+	@bash .ci/install-debian-packages.sh chromium nginx
+
+$(PROMTOOL):
+	@bash .ci/install-promtool.sh
+
+$(CHECKOV): .ci/install-checkov.sh
+	@bash .ci/install-checkov.sh
+	@touch $@
+
 run: $(RUN_STAMP)
 	$(VENV)/bin/tictactoe-service
 
@@ -32,10 +52,10 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(DEV_STAMP)
+pytest: $(DEV_STAMP) tools
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test: lint typecheck pytest
+test: tools lint typecheck pytest
 
 bench: $(DEV_STAMP)
 	bash .ci/install-bench-tools.sh
@@ -64,5 +84,6 @@ lock:
 	 .venv-lock/bin/pip freeze --exclude-editable | grep -v '^tictactoe') > constraints.txt
 	rm -rf .venv-lock
 
+# The tools stay: .tools and .venv-checkov are slow to rebuild and rarely change.
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
