@@ -96,6 +96,20 @@ _TYPES = [
         "The client stopped sending the body before it was complete.",
     ),
     ProblemType(
+        "headers-too-large",
+        "The request line and headers are too large",
+        431,
+        "The request line and headers together are limited by TTT_HEADER_LIMIT_BYTES; "
+        "the connection is closed. Send long data in a POST body.",
+    ),
+    ProblemType(
+        "headers-timeout",
+        "The request headers did not arrive in time",
+        408,
+        "The request line and headers must arrive within TTT_HEADER_TIMEOUT_SECONDS of "
+        "their first byte; the connection is closed.",
+    ),
+    ProblemType(
         "unsupported-media-type",
         "The body must be JSON",
         415,
