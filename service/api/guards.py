@@ -8,7 +8,9 @@ of JSON bodies (415). It replays stored answers to repeated bodies
 response without its body, as RFC 9110 asks), and it is the last barrier for
 unexpected exceptions: they become the generic ``internal`` problem here,
 inside CORS and the request observer, so the answer still carries the request
-id and CORS headers. It knows nothing about routes beyond the batch path.
+id and CORS headers. A client that left (``ClientDisconnect``) is not one of
+them: it passes to the observer, which counts it as 499. It knows nothing
+about routes beyond the batch path.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import logging
 from collections.abc import Callable
 
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.problems import internal_problem, problem_response
@@ -92,6 +95,8 @@ class RequestGuard:
                 await self._replay_or_answer(scope, receive, tracked_send, scope["query_string"])
             else:
                 await self.app(scope, receive, tracked_send)
+        except ClientDisconnect:
+            raise  # no one to answer: the observer counts it as 499
         except Exception:
             request_id = scope.get("state", {}).get("request_id", "-")
             log.exception("unhandled error (request id %s)", request_id)
@@ -156,7 +161,7 @@ class RequestGuard:
             while True:
                 message = await receive()
                 if message["type"] != "http.request":
-                    return  # the client left before sending its body
+                    raise ClientDisconnect("the client left before sending its body")
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
                     break

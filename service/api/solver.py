@@ -11,7 +11,8 @@ It owns where engine work runs and how much of it may wait:
 * At most ``TTT_SEARCH_QUEUE`` searches wait for a thread; beyond that the
   answer is 503 with ``Retry-After``, so a burst of large boards cannot build a
   backlog that outlives the graceful shutdown.
-* A search whose client disconnects is cancelled within a few milliseconds.
+* A search whose client disconnects is cancelled within a few milliseconds;
+  the request ends in Starlette's ``ClientDisconnect``, counted as 499.
 * A batch runs in one pass through the pool. Each search in it gets the full
   node budget (a batch answers exactly as single requests do) until the batch
   has spent ``TTT_BATCH_NODE_BUDGET`` nodes; after that its remaining searches
@@ -27,7 +28,7 @@ from typing import TypeVar
 
 import anyio
 from anyio import CapacityLimiter
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from service.api.problems import ProblemError
 from service.engine import (
@@ -78,10 +79,11 @@ class Solver:
                     )
                 finally:
                     watchers.cancel_scope.cancel()
-        except SearchCancelled:
-            raise ProblemError(
-                "service-unavailable", "the client went away; the search was stopped"
-            ) from None
+        except ExceptionGroup as group:  # anyio's task group wraps what its body raises
+            if group.subgroup(SearchCancelled) is None:
+                raise
+            # No one to answer: the request observer counts it as 499.
+            raise ClientDisconnect("the client went away; the search was stopped") from None
         return result
 
     async def analyze(self, request: Request, board: Board) -> Analysis:
