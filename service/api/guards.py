@@ -88,7 +88,7 @@ class RequestGuard:
 
         try:
             if scope["method"] == "HEAD":
-                await self.app({**scope, "method": "GET"}, receive, _without_body(tracked_send))
+                await self._head(scope, receive, tracked_send)
             elif scope["method"] in BODY_METHODS:
                 await self._with_body(scope, receive, tracked_send)
             elif scope["method"] == "GET" and self._replayable(scope):
@@ -102,6 +102,16 @@ class RequestGuard:
             log.exception("unhandled error (request id %s)", request_id)
             if not started:
                 await internal_problem(request_id, scope.get("path"))(scope, receive, send)
+
+    async def _head(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The GET answer without its body, counted under the route GET matched."""
+        as_get = {**scope, "method": "GET"}
+        try:
+            await self.app(as_get, receive, _without_body(send))
+        finally:
+            for key in ("route", "root_path"):  # what the observer labels the request by
+                if key in as_get:
+                    scope[key] = as_get[key]
 
     async def _with_body(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]
