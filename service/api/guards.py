@@ -3,7 +3,8 @@
 It owns the limits on what a client may send: the body size (413 as soon as
 the declared or received length passes the limit, never after reading it
 whole), the time the whole body may take to arrive (408), and the media type
-of JSON bodies (415). It replays stored answers to repeated bodies
+of JSON bodies (415, also for any ``Content-Encoding`` but ``identity``: bodies
+are never decompressed). It replays stored answers to repeated bodies
 (``replay.py``) before routing. It answers HEAD wherever GET is answered (the GET
 response without its body, as RFC 9110 asks), and it is the last barrier for
 unexpected exceptions: they become the generic ``internal`` problem here,
@@ -118,16 +119,31 @@ class RequestGuard:
         limit = self.batch_body_limit if path == self.batch_path else self.body_limit
         declared = None
         content_type = b""
+        encodings: list[bytes] = []
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = value
             elif name == b"content-type":
                 content_type = value
+            elif name == b"content-encoding":
+                encodings += [token.strip().lower() for token in value.split(b",")]
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             await _refuse(scope, send, "body-too-large", _too_large(limit))
             return
         # Only POST takes a JSON body here; other methods go on to their 405.
-        if scope["method"] == "POST" and path.startswith("/v1/") and not _is_json(content_type):
+        takes_json = scope["method"] == "POST" and path.startswith("/v1/")
+        coded = [coding for coding in encodings if coding not in (b"", b"identity")]
+        if takes_json and coded:
+            # Refused on the label, not the bytes: a body that says gzip is never guessed at.
+            detail = (
+                "compressed bodies are not accepted; send the JSON uncompressed, without "
+                f"Content-Encoding (got {b', '.join(coded).decode('latin-1')})"
+            )
+            await _refuse(
+                scope, send, "unsupported-media-type", detail, {"accept-encoding": "identity"}
+            )
+            return
+        if takes_json and not _is_json(content_type):
             detail = (
                 f"this endpoint takes JSON; send Content-Type: application/json "
                 f"(got {content_type.decode('latin-1') or 'none'})"
@@ -266,10 +282,12 @@ def _is_json(content_type: bytes) -> bool:
     )
 
 
-async def _refuse(scope: Scope, send: Send, slug: str, detail: str) -> None:
+async def _refuse(
+    scope: Scope, send: Send, slug: str, detail: str, headers: dict[str, str] | None = None
+) -> None:
     # Closing the connection: the rest of the body will not be read.
     response = problem_response(
-        slug, detail, instance=scope.get("path"), headers={"connection": "close"}
+        slug, detail, instance=scope.get("path"), headers={**(headers or {}), "connection": "close"}
     )
     await response(scope, _no_receive, send)
 

@@ -111,9 +111,10 @@ _TYPES = [
     ),
     ProblemType(
         "unsupported-media-type",
-        "The body must be JSON",
+        "The body must be uncompressed JSON",
         415,
-        "Send `Content-Type: application/json`.",
+        "Send `Content-Type: application/json` and no `Content-Encoding` (or `identity`): "
+        "compressed bodies are not accepted.",
     ),
     ProblemType("not-found", "No such resource", 404, "The path matches no route."),
     ProblemType(
