@@ -18,7 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
-from starlette.routing import Match
+from starlette.routing import Match, Mount
 
 from service.engine import (
     BoardCharacterError,
@@ -291,6 +291,19 @@ def _methods_at(request: Request) -> str:
     return ", ".join(allowed)
 
 
+def _slash_hint(request: Request) -> str:
+    """Name the route a trailing slash missed; paths are exact, never redirected."""
+    path = request.url.path
+    bare = path.rstrip("/")
+    if not bare or bare == path:
+        return ""
+    probe = {**request.scope, "path": bare}
+    for route in request.app.router.routes:
+        if not isinstance(route, Mount) and route.matches(probe)[0] is not Match.NONE:
+            return f" (without the trailing slash: {bare})"
+    return ""
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Route every error, ours and the framework's, to a problem response."""
 
@@ -334,7 +347,8 @@ def install_problem_handlers(app: FastAPI) -> None:
         detail = {
             "malformed-json": "the body could not be read as UTF-8 JSON; check the encoding "
             "and the syntax",
-            "not-found": f"there is no resource at {request.url.path}; see /docs for the API",
+            "not-found": f"there is no resource at {request.url.path}; see /docs for the API"
+            + _slash_hint(request),
             "method-not-allowed": f"{request.method} is not allowed on {request.url.path}; "
             f"use {_allowed(exc.headers)}",
         }.get(slug, str(exc.detail))
