@@ -265,11 +265,11 @@ def _json_position(errors: list[dict[str, Any]]) -> str:
     return "parse error"
 
 
-def _allowed(headers: Mapping[str, str] | None) -> str:
+def _allowed(headers: Mapping[str, str] | None) -> str | None:
     for name, value in (headers or {}).items():
         if name.lower() == "allow":
             return value
-    return "another method"
+    return None
 
 
 PROBED_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -331,7 +331,9 @@ def install_problem_handlers(app: FastAPI) -> None:
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         if exc.status_code == 405:
-            exc.headers = {"allow": _methods_at(request)}
+            # The routes' methods at this path; where no route speaks for it (inside the
+            # static files' mount), the Allow of what raised the 405 (GET, HEAD).
+            exc.headers = {"allow": _methods_at(request) or _allowed(exc.headers) or ""}
         slug = {
             400: "malformed-json",  # FastAPI: a body it could not decode or parse
             404: "not-found",
@@ -350,7 +352,7 @@ def install_problem_handlers(app: FastAPI) -> None:
             "not-found": f"there is no resource at {request.url.path}; see /docs for the API"
             + _slash_hint(request),
             "method-not-allowed": f"{request.method} is not allowed on {request.url.path}; "
-            f"use {_allowed(exc.headers)}",
+            f"use {_allowed(exc.headers) or 'another method'}",
         }.get(slug, str(exc.detail))
         return problem_response(
             slug, detail, instance=request.url.path, headers=dict(exc.headers or {})
