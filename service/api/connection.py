@@ -62,15 +62,16 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._body_left: int | None = None  # Content-Length bytes still to come; None: chunked
         self._message_done = False  # a request ended in the piece being fed
         self._refused = False
+        self._head_deadline: float | None = None  # when the head in progress must be complete
         self._head_timer: asyncio.TimerHandle | None = None
         self._linger_timer: asyncio.TimerHandle | None = None
-        self._arm_head_timer()  # a connection that never sends a byte is not kept either
+        self._start_head_clock()  # a connection that never sends a byte is not kept either
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_head_timer()
-        if self._linger_timer is not None:
-            self._linger_timer.cancel()
-            self._linger_timer = None
+        for timer in (self._head_timer, self._linger_timer):
+            if timer is not None:
+                timer.cancel()
+        self._head_timer = self._linger_timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -82,8 +83,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             # the end of a Content-Length body, or at the size limit.
             exact = True  # whether a request that ends in this piece ends at its end
             if self._in_head:
-                if self._head_timer is None:
-                    self._arm_head_timer()
+                if self._head_deadline is None:
+                    self._start_head_clock()
                 end = self._head_piece_end(data, start)
             elif self._body_left is not None:
                 end = min(len(data), start + self._body_left)
@@ -104,8 +105,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
                 if self._head_bytes >= self.header_limit:
                     self._refuse_oversized_head()
                     return
-                if self._head_bytes and self._head_timer is None:
-                    self._arm_head_timer()  # a pipelined request began in this piece
+                if self._head_bytes and self._head_deadline is None:
+                    self._start_head_clock()  # a pipelined request began in this piece
             start = end
 
     def _head_piece_end(self, data: bytes, start: int) -> int:
@@ -137,7 +138,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._in_head = False
         self._head_bytes = 0
         self._head_tail = b""
-        self._cancel_head_timer()
+        self._head_deadline = None  # the clock stops; its timer, if armed, will find so
         length = None
         chunked = False
         for name, value in self.headers:
@@ -155,18 +156,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._in_head = True
         self._message_done = True
 
-    # Timers and refusals.
-    def _arm_head_timer(self) -> None:
-        self._head_timer = self.loop.call_later(self.header_timeout, self._head_timed_out)
+    # The head clock. Its timer is not armed and cancelled for every request (that
+    # costs about 0.8 us a request, a third of this class's overhead): when it fires,
+    # it checks the deadline of the head in progress, if any, and waits for a later one.
+    def _start_head_clock(self) -> None:
+        self._head_deadline = self.loop.time() + self.header_timeout
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_at(self._head_deadline, self._check_head_clock)
 
-    def _cancel_head_timer(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
-
-    def _head_timed_out(self) -> None:
+    def _check_head_clock(self) -> None:
         self._head_timer = None
-        if self._refused or self.transport.is_closing():
+        if self._head_deadline is None or self._refused or self.transport.is_closing():
+            return
+        if self.loop.time() < self._head_deadline:
+            self._head_timer = self.loop.call_at(self._head_deadline, self._check_head_clock)
             return
         if self._head_bytes == 0 and not self._in_flight():
             self.transport.close()  # no request began: nothing to answer
@@ -191,7 +194,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def _refuse(self, slug: str, detail: str) -> None:
         self._refused = True
-        self._cancel_head_timer()
+        self._head_deadline = None
         if self._in_flight():
             # An answer is being written: it is the connection's last; no other may interleave.
             self.cycle.keep_alive = False
