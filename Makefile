@@ -1,5 +1,6 @@
 # Everything runs in .venv, created on first use. `make run` and `make test` are
-# all a fresh machine needs.
+# all a fresh machine needs: `make test` also installs the tools the suite
+# drives (`make tools`), and a second run finds them and installs nothing.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -11,8 +12,10 @@ CORE_SOURCES := setup.py service/engine/_core.c
 # The TypeScript client's development packages, from its committed lockfile.
 TS_CLIENT := clients/typescript
 NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
+PROMTOOL := .tools/bin/promtool
+CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test lint typecheck pytest sanitize bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize book bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +29,23 @@ $(DEV_STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(COR
 	$(PIP) install --constraint constraints.txt -e '.[dev]' -e clients/python 2>&1 | grep -v "is ignored" || true
 	$(PY) -c "import service.app, pytest, hypothesis, schemathesis, tictactoe_client"
 	touch $@ $(RUN_STAMP)
+
+# What the suite drives besides Python: Debian's chromium (the playground's
+# browser tests) and nginx (the rolling restart), promtool (the /metrics
+# exposition) and checkov (the manifests), each checked before anything is
+# installed. The Debian packages go first: their one `apt-get update` also
+# serves promtool's `apt-get download`.
+tools: debian-packages $(PROMTOOL) $(CHECKOV)
+
+debian-packages:
+	@bash .ci/install-debian-packages.sh chromium nginx
+
+$(PROMTOOL):
+	@bash .ci/install-promtool.sh
+
+$(CHECKOV): .ci/install-checkov.sh
+	@bash .ci/install-checkov.sh
+	@touch $@
 
 run: $(RUN_STAMP)
 	$(VENV)/bin/tictactoe-service
@@ -42,10 +62,10 @@ $(NODE_STAMP): $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
 	touch $@
 
-pytest: $(DEV_STAMP) $(NODE_STAMP)
+pytest: $(DEV_STAMP) $(NODE_STAMP) tools
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test: lint typecheck pytest sanitize
+test: tools lint typecheck pytest sanitize
 
 # The differential suite against a build of the core with AddressSanitizer and
 # UndefinedBehaviorSanitizer: any out-of-bounds access, overflow or undefined
@@ -90,6 +110,7 @@ lock:
 	 .venv-lock/bin/pip freeze --exclude-editable | grep -v '^tictactoe') > constraints.txt
 	rm -rf .venv-lock
 
+# The tools stay: .tools and .venv-checkov are slow to rebuild and rarely change.
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info \
 		$(TS_CLIENT)/node_modules $(TS_CLIENT)/dist

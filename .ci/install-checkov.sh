@@ -5,7 +5,8 @@
 # the service's dependencies, so it never goes into .venv. tests/test_deploy.py
 # runs .venv-checkov/bin/checkov and fails (not skips) when it is missing.
 #
-# Idempotent: re-running upgrades within the pinned range only if needed.
+# `make tools` runs it only when .venv-checkov/bin/checkov is missing or older
+# than this script; run by hand, it upgrades within the pinned range if needed.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,8 +17,17 @@ python="${PYTHON:-python3}"
 # a new major may rename checks, so it is a deliberate upgrade, not a drift.
 checkov_spec='checkov>=3.2.400,<4'
 
+echo "installing ${checkov_spec} into .venv-checkov (its own virtual environment)"
 if [[ ! -x "${venv}/bin/python" ]]; then
     "${python}" -m venv "${venv}"
 fi
-"${venv}/bin/python" -m pip install --quiet --disable-pip-version-check "${checkov_spec}"
+# pip's output goes to a log, shown only when the install fails.
+log="$(mktemp -t checkov-install.XXXXXX.log)"
+if ! "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check "${checkov_spec}" \
+    >"${log}" 2>&1 </dev/null; then
+    grep -v "is ignored" "${log}" | tail -n 30 >&2
+    echo "pip failed to install ${checkov_spec}; full log: ${log}" >&2
+    exit 1
+fi
+rm -f "${log}"
 "${venv}/bin/checkov" --version

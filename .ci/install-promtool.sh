@@ -9,6 +9,7 @@ target="${repo_root}/.tools/bin/promtool"
 if [[ -x "${target}" ]] || command -v promtool >/dev/null; then
     exit 0
 fi
+echo "installing promtool from Debian's prometheus package into .tools/bin"
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
 cd "${work}"

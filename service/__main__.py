@@ -1,7 +1,8 @@
 """``python -m service`` / ``tictactoe-service``: serve the app with uvicorn.
 
-One process (no workers: see ``service/api/metrics.py``), uvloop and httptools
-when installed (uvicorn's ``auto``), and a graceful shutdown: on SIGTERM
+One process (no workers: see ``service/api/metrics.py``), uvloop when installed,
+httptools with a size and a time limit on each request head
+(``service/api/connection.py``), and a graceful shutdown: on SIGTERM
 ``/readyz`` turns 503 at once, the listening socket closes, requests in flight
 are answered, and the process exits within ``TTT_GRACEFUL_TIMEOUT_SECONDS``.
 """
@@ -13,6 +14,7 @@ import types
 import uvicorn
 from fastapi import FastAPI
 
+from service.api.connection import bounded_protocol
 from service.app import create_app
 from service.settings import Settings
 
@@ -40,6 +42,7 @@ def main() -> None:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
+        http=bounded_protocol(settings.header_limit_bytes, settings.header_timeout_seconds),
         timeout_graceful_shutdown=settings.graceful_timeout_seconds,
         server_header=False,
         access_log=False,  # the app writes one JSON line per request

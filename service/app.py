@@ -72,6 +72,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url=None,  # served by system.router, as a route with a template label
         docs_url=None,  # served by system.router from packaged assets, not a CDN
         redoc_url=None,
+        # Paths are exact: Starlette's slash redirect builds its Location from the
+        # Host header, which the client chooses. /v1/move/ is a 404 problem instead.
+        redirect_slashes=False,
         lifespan=lifespan,
     )
     state = app.state

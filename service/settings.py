@@ -62,6 +62,18 @@ class Settings(BaseSettings):
         10_000, ge=100, le=5_000_000, description="Finished exact analyses kept."
     )
     cors_origins: str = Field("*", description="Comma-separated allowed origins, or *.")
+    header_limit_bytes: int = Field(
+        16_384,
+        ge=1_024,
+        le=1024 * 1024,
+        description="Request line and headers together; past it, 431 and the connection closes.",
+    )
+    header_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        le=300,
+        description="Time from a request's first byte to the end of its headers; then 408.",
+    )
     body_limit_bytes: int = Field(16_384, ge=256, le=16 * 1024 * 1024)
     batch_body_limit_bytes: int = Field(262_144, ge=1_024, le=64 * 1024 * 1024)
     batch_limit: int = Field(100, ge=1, le=10_000)

@@ -345,7 +345,7 @@ def test_manifests_validate_against_kubernetes(version: str) -> None:
 def checkov_executable() -> str:
     if not CHECKOV.exists():
         pytest.fail(
-            f"{CHECKOV.relative_to(REPO)} is missing: run `bash .ci/install-checkov.sh` "
+            f"{CHECKOV.relative_to(REPO)} is missing: `make tools` installs it "
             "(checkov lives in its own virtual environment)"
         )
     return str(CHECKOV)

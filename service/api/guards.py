@@ -3,12 +3,15 @@
 It owns the limits on what a client may send: the body size (413 as soon as
 the declared or received length passes the limit, never after reading it
 whole), the time the whole body may take to arrive (408), and the media type
-of JSON bodies (415). It replays stored answers to repeated bodies
+of JSON bodies (415, also for any ``Content-Encoding`` but ``identity``: bodies
+are never decompressed). It replays stored answers to repeated bodies
 (``replay.py``) before routing. It answers HEAD wherever GET is answered (the GET
 response without its body, as RFC 9110 asks), and it is the last barrier for
 unexpected exceptions: they become the generic ``internal`` problem here,
 inside CORS and the request observer, so the answer still carries the request
-id and CORS headers. It knows nothing about routes beyond the batch path.
+id and CORS headers. A client that left (``ClientDisconnect``) is not one of
+them: it passes to the observer, which counts it as 499. It knows nothing
+about routes beyond the batch path.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import logging
 from collections.abc import Callable
 
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.problems import internal_problem, problem_response
@@ -85,34 +89,61 @@ class RequestGuard:
 
         try:
             if scope["method"] == "HEAD":
-                await self.app({**scope, "method": "GET"}, receive, _without_body(tracked_send))
+                await self._head(scope, receive, tracked_send)
             elif scope["method"] in BODY_METHODS:
                 await self._with_body(scope, receive, tracked_send)
             elif scope["method"] == "GET" and self._replayable(scope):
                 await self._replay_or_answer(scope, receive, tracked_send, scope["query_string"])
             else:
                 await self.app(scope, receive, tracked_send)
+        except ClientDisconnect:
+            raise  # no one to answer: the observer counts it as 499
         except Exception:
             request_id = scope.get("state", {}).get("request_id", "-")
             log.exception("unhandled error (request id %s)", request_id)
             if not started:
                 await internal_problem(request_id, scope.get("path"))(scope, receive, send)
 
+    async def _head(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The GET answer without its body, counted under the route GET matched."""
+        as_get = {**scope, "method": "GET"}
+        try:
+            await self.app(as_get, receive, _without_body(send))
+        finally:
+            for key in ("route", "root_path"):  # what the observer labels the request by
+                if key in as_get:
+                    scope[key] = as_get[key]
+
     async def _with_body(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]
         limit = self.batch_body_limit if path == self.batch_path else self.body_limit
         declared = None
         content_type = b""
+        encodings: list[bytes] = []
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = value
             elif name == b"content-type":
                 content_type = value
+            elif name == b"content-encoding":
+                encodings += [token.strip().lower() for token in value.split(b",")]
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             await _refuse(scope, send, "body-too-large", _too_large(limit))
             return
         # Only POST takes a JSON body here; other methods go on to their 405.
-        if scope["method"] == "POST" and path.startswith("/v1/") and not _is_json(content_type):
+        takes_json = scope["method"] == "POST" and path.startswith("/v1/")
+        coded = [coding for coding in encodings if coding not in (b"", b"identity")]
+        if takes_json and coded:
+            # Refused on the label, not the bytes: a body that says gzip is never guessed at.
+            detail = (
+                "compressed bodies are not accepted; send the JSON uncompressed, without "
+                f"Content-Encoding (got {b', '.join(coded).decode('latin-1')})"
+            )
+            await _refuse(
+                scope, send, "unsupported-media-type", detail, {"accept-encoding": "identity"}
+            )
+            return
+        if takes_json and not _is_json(content_type):
             detail = (
                 f"this endpoint takes JSON; send Content-Type: application/json "
                 f"(got {content_type.decode('latin-1') or 'none'})"
@@ -156,7 +187,7 @@ class RequestGuard:
             while True:
                 message = await receive()
                 if message["type"] != "http.request":
-                    return  # the client left before sending its body
+                    raise ClientDisconnect("the client left before sending its body")
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
                     break
@@ -251,10 +282,12 @@ def _is_json(content_type: bytes) -> bool:
     )
 
 
-async def _refuse(scope: Scope, send: Send, slug: str, detail: str) -> None:
+async def _refuse(
+    scope: Scope, send: Send, slug: str, detail: str, headers: dict[str, str] | None = None
+) -> None:
     # Closing the connection: the rest of the body will not be read.
     response = problem_response(
-        slug, detail, instance=scope.get("path"), headers={"connection": "close"}
+        slug, detail, instance=scope.get("path"), headers={**(headers or {}), "connection": "close"}
     )
     await response(scope, _no_receive, send)
 

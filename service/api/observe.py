@@ -5,7 +5,10 @@ and those that crash. A client's ``X-Request-ID`` is kept when it is sane
 (1-128 characters of letters, digits and ``._:-``), otherwise one is generated;
 it is echoed on the response and written in the access log. The route label is
 the matched route's template; unmatched paths share one label value, so no
-client can create new metric series.
+client can create new metric series. A request whose client left before its
+answer (Starlette's ``ClientDisconnect``, from a body read or a stopped search)
+is counted and logged with status 499, nginx's "client closed request": not a
+server error, and nothing to answer.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import sys
 import time
 import uuid
 
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.metrics import UNMATCHED_ROUTE, Metrics
@@ -24,6 +28,7 @@ from service.api.metrics import UNMATCHED_ROUTE, Metrics
 SANE_REQUEST_ID = re.compile(rb"[A-Za-z0-9._:\-]{1,128}")
 # Any other method a client invents is counted as "other": labels stay bounded.
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+CLIENT_CLOSED_REQUEST = 499
 access_log = logging.getLogger("service.access")
 
 
@@ -71,6 +76,8 @@ class RequestObserver:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except ClientDisconnect:
+            status = CLIENT_CLOSED_REQUEST
         finally:
             in_flight.dec()
             elapsed = time.perf_counter() - started

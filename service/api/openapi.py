@@ -21,6 +21,8 @@ EVERY_ROUTE = {
     "404": "No route at this path (only for paths outside the document).",
     "405": "The method is not allowed here.",
     "406": "The client does not accept JSON.",
+    "408": "The request line and headers did not arrive within TTT_HEADER_TIMEOUT_SECONDS.",
+    "431": "The request line and headers are larger than TTT_HEADER_LIMIT_BYTES.",
     "500": "An internal error (logged with the request id).",
 }
 
@@ -35,7 +37,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     for path_item in spec.get("paths", {}).values():
         for operation in path_item.values():
             responses = operation.setdefault("responses", {})
-            for code in ("405", "500"):
+            for code in ("405", "408", "431", "500"):
                 responses.setdefault(code, {"description": EVERY_ROUTE[code]})
             for code, response in responses.items():
                 if code.startswith(("4", "5")):

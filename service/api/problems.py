@@ -18,7 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
-from starlette.routing import Match
+from starlette.routing import Match, Mount
 
 from service.engine import (
     BoardCharacterError,
@@ -96,10 +96,25 @@ _TYPES = [
         "The client stopped sending the body before it was complete.",
     ),
     ProblemType(
+        "headers-too-large",
+        "The request line and headers are too large",
+        431,
+        "The request line and headers together are limited by TTT_HEADER_LIMIT_BYTES; "
+        "the connection is closed. Send long data in a POST body.",
+    ),
+    ProblemType(
+        "headers-timeout",
+        "The request headers did not arrive in time",
+        408,
+        "The request line and headers must arrive within TTT_HEADER_TIMEOUT_SECONDS of "
+        "their first byte; the connection is closed.",
+    ),
+    ProblemType(
         "unsupported-media-type",
-        "The body must be JSON",
+        "The body must be uncompressed JSON",
         415,
-        "Send `Content-Type: application/json`.",
+        "Send `Content-Type: application/json` and no `Content-Encoding` (or `identity`): "
+        "compressed bodies are not accepted.",
     ),
     ProblemType("not-found", "No such resource", 404, "The path matches no route."),
     ProblemType(
@@ -250,11 +265,11 @@ def _json_position(errors: list[dict[str, Any]]) -> str:
     return "parse error"
 
 
-def _allowed(headers: Mapping[str, str] | None) -> str:
+def _allowed(headers: Mapping[str, str] | None) -> str | None:
     for name, value in (headers or {}).items():
         if name.lower() == "allow":
             return value
-    return "another method"
+    return None
 
 
 PROBED_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -274,6 +289,19 @@ def _methods_at(request: Request) -> str:
     if "GET" in allowed:
         allowed.insert(1, "HEAD")
     return ", ".join(allowed)
+
+
+def _slash_hint(request: Request) -> str:
+    """Name the route a trailing slash missed; paths are exact, never redirected."""
+    path = request.url.path
+    bare = path.rstrip("/")
+    if not bare or bare == path:
+        return ""
+    probe = {**request.scope, "path": bare}
+    for route in request.app.router.routes:
+        if not isinstance(route, Mount) and route.matches(probe)[0] is not Match.NONE:
+            return f" (without the trailing slash: {bare})"
+    return ""
 
 
 def install_problem_handlers(app: FastAPI) -> None:
@@ -303,7 +331,9 @@ def install_problem_handlers(app: FastAPI) -> None:
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         if exc.status_code == 405:
-            exc.headers = {"allow": _methods_at(request)}
+            # The routes' methods at this path; where no route speaks for it (inside the
+            # static files' mount), the Allow of what raised the 405 (GET, HEAD).
+            exc.headers = {"allow": _methods_at(request) or _allowed(exc.headers) or ""}
         slug = {
             400: "malformed-json",  # FastAPI: a body it could not decode or parse
             404: "not-found",
@@ -319,9 +349,10 @@ def install_problem_handlers(app: FastAPI) -> None:
         detail = {
             "malformed-json": "the body could not be read as UTF-8 JSON; check the encoding "
             "and the syntax",
-            "not-found": f"there is no resource at {request.url.path}; see /docs for the API",
+            "not-found": f"there is no resource at {request.url.path}; see /docs for the API"
+            + _slash_hint(request),
             "method-not-allowed": f"{request.method} is not allowed on {request.url.path}; "
-            f"use {_allowed(exc.headers)}",
+            f"use {_allowed(exc.headers) or 'another method'}",
         }.get(slug, str(exc.detail))
         return problem_response(
             slug, detail, instance=request.url.path, headers=dict(exc.headers or {})

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Hashable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.exceptions import RequestValidationError
 from starlette.responses import Response
 
 from service.api import answers
@@ -67,6 +69,31 @@ def json_response(body: dict[str, Any], headers: dict[str, str] | None = None) -
 
 def _dumps(body: dict[str, Any]) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode()
+
+
+def single_valued_query(request: Request) -> None:
+    """Refuse a query parameter given twice, by name, as an unknown one is refused.
+
+    Otherwise the framework keeps the last value and ``?board=X..&board=...``
+    silently answers for a position the client may not have meant.
+    """
+    counts = Counter(name for name, _ in request.query_params.multi_items())
+    repeated = [name for name, count in counts.items() if count > 1]
+    if repeated:
+        raise RequestValidationError(
+            [
+                {
+                    "type": "repeated_parameter",
+                    "loc": ("query", name),
+                    "msg": f"given more than once ({counts[name]} times); send each parameter once",
+                    "input": None,
+                }
+                for name in repeated
+            ]
+        )
+
+
+SINGLE_VALUED = [Depends(single_valued_query)]
 
 
 async def _move(request: Request, body: MoveRequest) -> tuple[dict[str, Any], bool]:
@@ -126,6 +153,7 @@ def _offer_for_replay(request: Request, deterministic: bool, difficulty: str | N
 @router.get(
     "/move",
     operation_id="getMove",
+    dependencies=SINGLE_VALUED,
     summary="Suggest a move (cacheable GET)",
     response_model=MoveAnswer,
     responses=GET_PROBLEMS,
@@ -152,6 +180,7 @@ async def post_analysis(request: Request, body: AnalysisRequest) -> Response:
 @router.get(
     "/analysis",
     operation_id="getAnalysis",
+    dependencies=SINGLE_VALUED,
     summary="Score every legal move (cacheable GET)",
     response_model=AnalysisAnswer,
     responses=GET_PROBLEMS,

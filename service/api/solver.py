@@ -18,7 +18,8 @@ how long they may take, and how many may wait.
   is expected to take the typical (recent average) duration, and none runs
   past its own deadline (:meth:`Admission.expected_start`). A search admitted
   on a wrong guess still answers, with what it found in the time it had.
-* A search whose client disconnects is cancelled within a few milliseconds.
+* A search whose client disconnects is cancelled within a few milliseconds;
+  the request ends in Starlette's ``ClientDisconnect``, counted as 499.
 * Drain: on SIGTERM, :meth:`Solver.drain` moves every deadline, of searches
   running and waiting alike, to inside the grace period. Each admitted request
   then gets an answer: the best found so far, or a 503 problem when it never
@@ -41,7 +42,7 @@ from typing import TypeVar
 
 import anyio
 from anyio import CapacityLimiter
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from service.api.problems import ProblemError
 from service.engine import (
@@ -66,8 +67,9 @@ class _Stop(Enum):
     NEVER_STARTED = "never-started"
 
 
-class ClientLeft(Exception):  # noqa: N818 - a signal, not an error
-    """The client disconnected, and its search was stopped: nobody to answer."""
+class ClientLeft(ClientDisconnect):
+    """The client disconnected, and its search was stopped: nobody to answer
+    (the metrics count it as 499, see ``observe.py``)."""
 
 
 @dataclass(frozen=True)

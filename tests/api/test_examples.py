@@ -12,6 +12,7 @@ from types import ModuleType
 import pytest
 from fastapi.testclient import TestClient
 
+from service.api.problems import PROBLEM_TYPES
 from tictactoe_client import Client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +54,12 @@ def test_the_readme_documents_every_endpoint() -> None:
     for path in ("/v1/move", "/v1/analysis", "/v1/batch", "/livez", "/readyz"):
         assert path in commands, path
     assert "-X GET" in commands or "curl -s 'http" in commands
+
+
+def test_the_readme_lists_every_problem_type() -> None:
+    readme = (ROOT / "README.md").read_text()
+    listed = readme[readme.index("Problem types:") : readme.index("describes each.")]
+    assert [slug for slug in PROBLEM_TYPES if f"`{slug}`" not in listed] == []
 
 
 @pytest.mark.parametrize(("command", "answer"), _examples())

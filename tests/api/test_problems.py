@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Any
 
@@ -9,6 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 JSON = {"content-type": "application/json"}
+GZIPPED_JSON = {**JSON, "content-encoding": "gzip"}
+STATIC = "/static/playground/app.js"
 Case = tuple[str, str, dict[str, str], Any, int, str]
 
 BAD_REQUESTS: list[Case] = [
@@ -54,6 +57,32 @@ BAD_REQUESTS: list[Case] = [
         "unsupported-media-type",
     ),
     ("POST", "/v1/move", {}, b'{"board": "........."}', 415, "unsupported-media-type"),
+    (
+        "POST",
+        "/v1/move",
+        GZIPPED_JSON,
+        gzip.compress(b'{"board": "."}'),
+        415,
+        "unsupported-media-type",
+    ),
+    # Labelled gzip but sent plain: refused all the same, on the label.
+    ("POST", "/v1/move", GZIPPED_JSON, {"board": "........."}, 415, "unsupported-media-type"),
+    (
+        "POST",
+        "/v1/analysis",
+        {**JSON, "content-encoding": "br"},
+        {"board": "."},
+        415,
+        "unsupported-media-type",
+    ),
+    (
+        "POST",
+        "/v1/batch",
+        {**JSON, "content-encoding": "deflate"},
+        {},
+        415,
+        "unsupported-media-type",
+    ),
     ("POST", "/v1/move", JSON, {"board": "." * 9, "pad": "x" * 20_000}, 413, "body-too-large"),
     ("POST", "/v1/analysis", JSON, {"board": "OOO......"}, 422, "illegal-position"),
     ("POST", "/v1/analysis", JSON, {"board": ".........", "seed": 1}, 422, "validation"),
@@ -66,6 +95,9 @@ BAD_REQUESTS: list[Case] = [
     ("GET", "/v1/move", {}, "board=.........&k=abc", 422, "validation"),
     ("GET", "/v1/move", {}, "board=.........&extra=1", 422, "validation"),
     ("GET", "/v1/analysis", {}, "board=" + "." * 5000, 422, "validation"),
+    ("GET", "/v1/analysis", {}, "board=XXXOO....&board=.........", 422, "validation"),
+    ("GET", "/v1/move", {}, "board=.........&k=3&k=3", 422, "validation"),
+    ("HEAD", "/v1/move", {}, "board=X........&seed=1&seed=2", 422, "validation"),
     ("GET", "/v1/nothing", {}, "", 404, "not-found"),
     ("DELETE", "/v1/move", {}, "", 405, "method-not-allowed"),
     ("PUT", "/v1/analysis", JSON, {"board": "........."}, 405, "method-not-allowed"),
@@ -73,6 +105,14 @@ BAD_REQUESTS: list[Case] = [
     ("POST", "/livez", JSON, {}, 405, "method-not-allowed"),
     ("GET", "/problems/nonsense", {}, "", 404, "not-found"),
     ("GET", "/static/nope.js", {}, "", 404, "not-found"),
+    ("OPTIONS", STATIC, {}, "", 405, "method-not-allowed"),
+    ("POST", STATIC, JSON, {}, 405, "method-not-allowed"),
+    ("DELETE", STATIC, {}, "", 405, "method-not-allowed"),
+    ("OPTIONS", "/v1/move", {}, "", 405, "method-not-allowed"),
+    # A trailing slash is not the route: 404, never a redirect (see test_no_redirect_...).
+    ("POST", "/v1/move/", JSON, {"board": "........."}, 404, "not-found"),
+    ("GET", "/v1/analysis/", {}, "board=.........", 404, "not-found"),
+    ("GET", "/livez/", {}, "", 404, "not-found"),
 ]
 
 
@@ -97,6 +137,9 @@ def test_bad_request_gets_its_problem(
         response = client.request(method, path, content=content, headers=headers)
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/problem+json"
+    if method == "HEAD":
+        assert response.content == b""
+        return
     problem = response.json()
     assert problem["type"] == f"/problems/{kind}"
     assert problem["status"] == status
@@ -109,6 +152,7 @@ def test_bad_request_gets_its_problem(
             "/v1/move": "GET, HEAD, POST",
             "/v1/analysis": "GET, HEAD, POST",
             "/livez": "GET, HEAD",
+            STATIC: "GET, HEAD",
         }[path]
         assert response.headers["allow"] == expected
         assert problem["detail"].endswith(f"use {expected}")
@@ -122,6 +166,59 @@ def test_pointers_name_every_offending_field(client: TestClient) -> None:
     problem = client.post("/v1/move", json={"board": 3, "k": 99, "seed": -4}).json()
     assert {e["pointer"] for e in problem["errors"]} == {"/board", "/k", "/seed"}
     assert client.get("/v1/move?k=99").json()["errors"][0]["parameter"] in ("board", "k")
+
+
+@pytest.mark.parametrize(
+    ("query", "repeated"),
+    [
+        ("board=XXXOO....&board=.........", ["board"]),
+        ("board=.........&k=3&k=4", ["k"]),
+        ("board=.........&k=3&board=.........&k=3", ["board", "k"]),
+    ],
+)
+def test_a_repeated_query_parameter_is_refused_by_name(
+    client: TestClient, query: str, repeated: list[str]
+) -> None:
+    """The last value does not silently win: the repetition is an error, as unknown names are."""
+    for path in ("/v1/analysis", "/v1/move"):
+        problem = client.get(f"{path}?{query}").json()
+        assert problem["type"] == "/problems/validation"
+        assert [e["parameter"] for e in problem["errors"]] == repeated
+        assert all("more than once" in e["detail"] for e in problem["errors"])
+        assert all(f"{name}: " in problem["detail"] for name in repeated)
+
+
+def test_a_compressed_body_is_refused_with_what_is_accepted(client: TestClient) -> None:
+    response = client.post(
+        "/v1/move", content=gzip.compress(b'{"board": "X...O...."}'), headers=GZIPPED_JSON
+    )
+    assert response.status_code == 415
+    assert response.headers["accept-encoding"] == "identity"
+    problem = response.json()
+    assert "compressed" in problem["detail"] and "gzip" in problem["detail"]
+    # identity is no encoding at all, and is accepted.
+    plain = client.post(
+        "/v1/move", json={"board": "X...O...."}, headers={"content-encoding": "identity"}
+    )
+    assert plain.status_code == 200
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_no_redirect_is_built_from_the_host_header(client: TestClient, method: str) -> None:
+    """A trailing slash gets the 404 problem, naming the path without it; no Location at all."""
+    response = client.request(
+        method,
+        "/v1/move/?board=X........",
+        json={"board": "X........"} if method == "POST" else None,
+        headers={"host": "evil.example"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 404
+    assert "location" not in response.headers
+    problem = response.json()
+    assert problem["type"] == "/problems/not-found"
+    assert "evil" not in response.text
+    assert problem["detail"].endswith("(without the trailing slash: /v1/move)")
 
 
 def test_game_over_problem_carries_winner_and_lines(client: TestClient) -> None:

@@ -39,7 +39,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="package")  # Playwright's loop must stop before other tests use asyncio
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install chromium`")
+        pytest.fail(f"{CHROMIUM} is missing: `make tools` installs it (Debian's chromium)")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium

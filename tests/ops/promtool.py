@@ -14,5 +14,5 @@ def promtool() -> str:
     local = ROOT / ".tools" / "bin" / "promtool"
     found = str(local) if local.exists() else shutil.which("promtool")
     if found is None:
-        pytest.fail("promtool is missing: run `bash .ci/install-promtool.sh`")
+        pytest.fail("promtool is missing: `make tools` installs it (.ci/install-promtool.sh)")
     return found

@@ -4,6 +4,8 @@ and a batch answers as single requests do."""
 from __future__ import annotations
 
 import random
+import re
+import socket
 import threading
 import time
 from pathlib import Path
@@ -65,6 +67,46 @@ def test_a_search_stops_when_its_client_leaves(tmp_path: Path) -> None:
         waited = time.monotonic() - started
     assert small.status_code == 200 and small.json()["exact"]
     assert waited < 10, f"the abandoned searches held the only thread for {waited:.1f} s"
+
+
+def test_a_client_that_leaves_is_counted_as_499_without_a_traceback(tmp_path: Path) -> None:
+    """nginx's "client closed request": not a server error, and nothing to log but the line.
+
+    One client leaves during a search on a 7x7 board, two half-way through their
+    bodies: one read by the route (a batch), one by the guard before routing (a move,
+    whose answer could be replayed), which therefore has no route label.
+    """
+    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": "5000000", "TTT_LOG_LEVEL": "info"}
+    board_7x7 = "." * 24 + "X" + "." * 23 + "O"
+    with running_server(tmp_path, **settings) as server:
+        with pytest.raises(httpx.ReadTimeout):  # the client gives up mid-search and leaves
+            httpx.post(server.url + "/v1/analysis", json={"board": board_7x7}, timeout=0.5)
+        port = int(server.url.rsplit(":", 1)[1])
+        for path in (b"/v1/batch", b"/v1/move"):
+            with socket.create_connection(("127.0.0.1", port)) as sock:  # leaves mid-body
+                sock.sendall(
+                    b"POST " + path + b" HTTP/1.1\r\nHost: x\r\n"
+                    b'Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{"board": '
+                )
+                time.sleep(0.2)
+        deadline = time.monotonic() + 20
+        while True:
+            scrape = httpx.get(server.url + "/metrics", timeout=5).text
+            counted = dict(
+                re.findall(r'^http_requests_total\{(.*status="499")\} (\S+)$', scrape, re.M)
+            )
+            if len(counted) == 3 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        log = server.output()
+    assert counted == {
+        'method="POST",route="/v1/analysis",status="499"': "1.0",
+        'method="POST",route="/v1/batch",status="499"': "1.0",
+        'method="POST",route="unmatched",status="499"': "1.0",
+    }, scrape
+    assert 'status="500"' not in scrape
+    assert "Traceback" not in log and "unhandled error" not in log and "Exception" not in log, log
+    assert log.count('"status":499') == 3, log
 
 
 def test_a_batch_answers_as_single_requests_do() -> None:

@@ -20,6 +20,9 @@ def scrape(client: TestClient) -> str:
     for junk in ("/nope", "/wp-admin", "/a/b/c", "/v1/move/extra"):
         client.get(junk)
     client.request("BREW", "/v1/move")
+    client.head("/livez")
+    client.head("/v1/move?board=X...O....")
+    client.head("/static/playground/app.js")
     response = client.get("/metrics")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
@@ -77,11 +80,20 @@ def test_routes_are_templates_and_unmatched_paths_share_one_label(scrape: str) -
         "/livez",
         "/readyz",
         "/metrics",
+        "/static/{path}",
         "unmatched",
     }
     assert 'method="GET",route="unmatched",status="404"' in labels
     assert labels['method="GET",route="unmatched",status="404"'] >= 4
     assert any('method="other"' in key for key in labels)
+
+
+def test_head_is_counted_under_its_route_like_get(scrape: str) -> None:
+    labels = _samples(scrape, "http_requests_total")
+    assert labels['method="HEAD",route="/livez",status="200"'] == 1
+    assert labels['method="HEAD",route="/v1/move",status="200"'] == 1
+    assert labels['method="HEAD",route="/static/{path}",status="200"'] == 1
+    assert not any('method="HEAD",route="unmatched"' in key for key in labels)
 
 
 def test_engine_figures_move(scrape: str) -> None:

@@ -8,7 +8,7 @@ request the suite sends goes to 127.0.0.1, and every loop is bounded in time.
 Each test puts its figures (requests sent, failures, memory before and after)
 in the session's ``figures``; they are written to
 ``bench/results/reliability.json`` at the end, for ``docs/reliability.md``.
-Tests that need a system binary (nginx) fail, naming the script that installs
+Tests that need a system binary (nginx) fail, naming the command that installs
 it, rather than skip.
 """
 
@@ -32,7 +32,7 @@ from tests.server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "bench" / "results" / "reliability.json"
-INSTALL_SCRIPT = ".ci/install-bench-tools.sh"
+INSTALL_COMMAND = "make tools"
 START_TIMEOUT_SECONDS = 30
 STOP_TIMEOUT_SECONDS = 30
 
@@ -43,7 +43,7 @@ def require_binary(name: str) -> str:
         f"/usr/sbin/{name}" if Path(f"/usr/sbin/{name}").exists() else None
     )
     if path is None:
-        pytest.fail(f"{name} is not installed: run `bash {INSTALL_SCRIPT}` (CI runs it first)")
+        pytest.fail(f"{name} is not installed: `{INSTALL_COMMAND}` installs it (make test does)")
     return path
 
 

@@ -1,0 +1,225 @@
+"""The request head's bounds, on the real server (uvicorn with httptools).
+
+The request line and headers together may take ``TTT_HEADER_LIMIT_BYTES`` and
+must arrive within ``TTT_HEADER_TIMEOUT_SECONDS`` of their first byte; past
+either, the connection is answered with a problem and closed. Keep-alive and
+pipelined requests are each measured on their own. A small limit (2 KiB) and a
+short timeout (1 s) keep the cases quick; the defaults are exercised by
+``tests/reliability/test_hostile_clients.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from tests.server import RunningServer, running_server
+
+pytestmark = pytest.mark.server
+
+LIMIT = 2048
+TIMEOUT_SECONDS = 1.0
+SETTINGS = {
+    "TTT_HEADER_LIMIT_BYTES": str(LIMIT),
+    "TTT_HEADER_TIMEOUT_SECONDS": str(TIMEOUT_SECONDS),
+    "TTT_LOG_LEVEL": "warning",
+}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    with running_server(tmp_path_factory.mktemp("connection"), **SETTINGS) as running:
+        yield running
+
+
+def head(size: int, target: bytes = b"/livez") -> bytes:
+    """A GET whose request line and headers take exactly ``size`` bytes, blank line included."""
+    start = b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
+    end = b"\r\n\r\n"
+    assert size >= len(start) + len(end)
+    return start + b"a" * (size - len(start) - len(end)) + end
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Exchange:
+    answers: list[Answer] = field(default_factory=list)
+    closed: bool = False  # the server closed the connection
+    seconds: float = 0.0  # until the last answer or the close
+
+
+def exchange(
+    server: RunningServer,
+    parts: list[bytes],
+    pause: float = 0.0,
+    expect: int = 1,
+    wait: float = 5.0,
+) -> Exchange:
+    """Send ``parts``, ``pause`` s apart; read ``expect`` answers, up to the close or ``wait`` s."""
+    port = int(server.url.rsplit(":", 1)[1])
+    result = Exchange()
+    received = b""
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        for part in parts:
+            try:
+                sock.sendall(part)
+            except OSError:  # closed on us: what was answered is still to be read
+                break
+            time.sleep(pause)
+        sock.settimeout(0.1)
+        deadline = time.monotonic() + wait
+        while len(result.answers) < expect and time.monotonic() < deadline:
+            try:
+                chunk = sock.recv(65_536)
+            except TimeoutError:
+                continue
+            if not chunk:
+                result.closed = True
+                break
+            received += chunk
+            received = _take_answers(received, result.answers)
+        if not result.closed and len(result.answers) >= expect:
+            # Is the connection closed after the answers? A short look.
+            sock.settimeout(0.5)
+            try:
+                result.closed = sock.recv(1) == b""
+            except TimeoutError:
+                result.closed = False
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _take_answers(received: bytes, answers: list[Answer]) -> bytes:
+    while b"\r\n\r\n" in received:
+        top, _, rest = received.partition(b"\r\n\r\n")
+        status_line, *lines = top.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in lines:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0"))
+        if len(rest) < length:
+            break
+        answers.append(Answer(int(status_line.split(" ")[1]), headers, rest[:length]))
+        received = rest[length:]
+    return received
+
+
+def assert_problem(answer: Answer, status: int, kind: str) -> dict[str, object]:
+    assert answer.status == status, answer
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.headers["connection"] == "close"
+    problem: dict[str, object] = json.loads(answer.body)
+    assert problem["type"] == f"/problems/{kind}" and problem["status"] == status
+    return problem
+
+
+@pytest.mark.parametrize("size", [LIMIT - 1, LIMIT])
+def test_a_head_up_to_the_limit_is_served(server: RunningServer, size: int) -> None:
+    result = exchange(server, [head(size)])
+    assert [a.status for a in result.answers] == [200] and not result.closed
+
+
+@pytest.mark.parametrize(
+    ("size", "pieces"),
+    [(LIMIT + 1, 1), (LIMIT + 1, 3), (LIMIT * 4, 1), (LIMIT * 4, 7), (1024 * 1024, 1)],
+)
+def test_a_head_over_the_limit_gets_431_and_a_closed_connection(
+    server: RunningServer, size: int, pieces: int
+) -> None:
+    request = head(size)
+    step = -(-len(request) // pieces)
+    parts = [request[i : i + step] for i in range(0, len(request), step)]
+    result = exchange(server, parts, pause=0.05)
+    assert len(result.answers) == 1 and result.closed
+    problem = assert_problem(result.answers[0], 431, "headers-too-large")
+    assert f"at most {LIMIT} bytes" in str(problem["detail"])
+
+
+def test_an_unfinished_head_is_refused_once_it_passes_the_limit(server: RunningServer) -> None:
+    """No blank line ever comes: the answer comes at the limit, not at the end of the head."""
+    result = exchange(server, [head(LIMIT + 100)[:-4]])
+    assert len(result.answers) == 1 and result.closed
+    assert_problem(result.answers[0], 431, "headers-too-large")
+
+
+def test_each_keep_alive_request_has_its_own_limit(server: RunningServer) -> None:
+    parts = [head(LIMIT - 10) for _ in range(4)]
+    result = exchange(server, parts, pause=0.1, expect=4)
+    assert [a.status for a in result.answers] == [200] * 4 and not result.closed
+
+
+def test_pipelined_requests_are_measured_one_by_one(server: RunningServer) -> None:
+    """Five heads of 1,500 bytes in one write (7,500 bytes) are five heads under the limit."""
+    burst = b"".join(head(1500) for _ in range(5))
+    result = exchange(server, [burst], expect=5)
+    assert [a.status for a in result.answers] == [200] * 5 and not result.closed
+
+
+def test_a_pipelined_body_does_not_count_as_the_next_head(server: RunningServer) -> None:
+    """10 KB bodies (JSON whitespace, blank lines included) between heads of the limit."""
+    body = b'{"board": "X...O....",' + b"\r\n" * 5_000 + b'"k": 3}'
+    post = (
+        b"POST /v1/analysis HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    ) + body
+    burst = post + head(LIMIT) + post + head(LIMIT)
+    result = exchange(server, [burst], expect=4)
+    assert [a.status for a in result.answers] == [200] * 4 and not result.closed
+
+
+def test_a_pipelined_chunked_body_does_not_count_as_the_next_head(server: RunningServer) -> None:
+    body = b'{"board": "X...O....",' + b" " * 3_000 + b'"k": 3}'
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:1000], body[1000:]))
+    post = (
+        b"POST /v1/analysis HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n" + chunks + b"0\r\n\r\n"
+    )
+    result = exchange(server, [post + head(LIMIT) + post + head(LIMIT)], expect=4)
+    assert [a.status for a in result.answers] == [200] * 4 and not result.closed
+
+
+def test_headers_sent_too_slowly_get_408_and_a_closed_connection(server: RunningServer) -> None:
+    request = head(600)
+    parts = [request[i : i + 20] for i in range(0, len(request), 20)]  # 20 bytes per 0.1 s
+    result = exchange(server, parts[:20], pause=0.1)
+    assert len(result.answers) == 1 and result.closed
+    problem = assert_problem(result.answers[0], 408, "headers-timeout")
+    assert f"within {TIMEOUT_SECONDS:g} s" in str(problem["detail"])
+
+
+def test_a_connection_that_sends_nothing_is_closed(server: RunningServer) -> None:
+    result = exchange(server, [], expect=1, wait=TIMEOUT_SECONDS + 3)
+    assert result.answers == [] and result.closed
+
+
+def test_the_header_clock_starts_at_each_requests_first_byte(server: RunningServer) -> None:
+    """Idle time before a request (within keep-alive) and a slow body are not header time."""
+    body = b'{"board": "X...O...."}'
+    post_head = (
+        b"POST /v1/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    pause = TIMEOUT_SECONDS * 1.5
+    result = exchange(server, [head(100), post_head, body, head(100)], pause=pause, expect=3)
+    assert [a.status for a in result.answers] == [200, 200, 200]
+
+
+def test_the_server_still_serves_after_every_refusal(server: RunningServer) -> None:
+    exchange(server, [head(LIMIT * 10)])
+    exchange(server, [b"GET /livez HTTP/1.1\r\n"], wait=TIMEOUT_SECONDS + 2)
+    result = exchange(server, [head(200)])
+    assert [a.status for a in result.answers] == [200]
+    assert "Traceback" not in server.output()
