@@ -162,9 +162,15 @@ export interface components {
              * @description The best move's score for the side to move.
              */
             score: number;
-            /** Outcome */
+            /**
+             * Outcome
+             * @description The position's proven result for the side to move, distance known or not: 'win' when any move is a proven win, otherwise set only when every move's result is proven.
+             */
             outcome: ("win" | "draw" | "loss") | null;
-            /** Plies */
+            /**
+             * Plies
+             * @description Plies to the end under best play, when that distance is proven; null otherwise.
+             */
             plies: number | null;
             /** Exact */
             exact: boolean;
@@ -292,19 +298,24 @@ export interface components {
             player: "X" | "O";
             /**
              * Score
-             * @description The move's score for the player (see the README).
+             * @description The move's score for the player making it: a win whose final move is n plies away (this move is ply 1) scores cells + 1 - n, a loss the negative, a draw 0; estimates lie strictly between -1 and 1. A win proven without its distance scores the least its proof guarantees (at least 1: above every draw and estimate); such a loss, the most (at most -1).
              */
             score: number;
             /**
              * Outcome
-             * @description Proven result of the move; null if estimated.
+             * @description Proven result of the move for its player, distance known or not; null if estimated.
              */
             outcome: ("win" | "draw" | "loss") | null;
             /**
              * Plies
-             * @description Plies to the end of the game, this move included.
+             * @description Plies to the end of the game, this move included, when the distance is proven; null when estimated or when only the outcome is proven.
              */
             plies: number | null;
+            /**
+             * Line
+             * @description The move and the expected continuation. For a proven win or loss whose distance is proven, it reaches the winning move in exactly 'plies' moves; otherwise it is the principal variation as far as it is known.
+             */
+            line: components["schemas"]["Cell"][];
             /**
              * Best Moves
              * @description Every move of the best score, in cell order.
@@ -420,12 +431,26 @@ export interface components {
             row: number;
             /** Col */
             col: number;
-            /** Score */
+            /**
+             * Score
+             * @description The move's score for the player making it: a win whose final move is n plies away (this move is ply 1) scores cells + 1 - n, a loss the negative, a draw 0; estimates lie strictly between -1 and 1. A win proven without its distance scores the least its proof guarantees (at least 1: above every draw and estimate); such a loss, the most (at most -1).
+             */
             score: number;
-            /** Outcome */
+            /**
+             * Outcome
+             * @description Proven result of the move for its player, distance known or not; null if estimated.
+             */
             outcome: ("win" | "draw" | "loss") | null;
-            /** Plies */
+            /**
+             * Plies
+             * @description Plies to the end of the game, this move included, when the distance is proven; null when estimated or when only the outcome is proven.
+             */
             plies: number | null;
+            /**
+             * Line
+             * @description The move and the expected continuation. For a proven win or loss whose distance is proven, it reaches the winning move in exactly 'plies' moves; otherwise it is the principal variation as far as it is known.
+             */
+            line: components["schemas"]["Cell"][];
             /** Exact */
             exact: boolean;
         };
@@ -522,8 +547,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetail"];
                 };
             };
+            /** @description The request line and headers did not arrive within TTT_HEADER_TIMEOUT_SECONDS. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
             /** @description A problem (RFC 9457) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -618,6 +661,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetail"];
                 };
             };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
@@ -685,8 +737,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetail"];
                 };
             };
+            /** @description The request line and headers did not arrive within TTT_HEADER_TIMEOUT_SECONDS. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
             /** @description A problem (RFC 9457) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -781,6 +851,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetail"];
                 };
             };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
@@ -868,6 +947,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetail"];
                 };
             };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
@@ -906,6 +994,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetail"];
                 };
             };
+            /** @description The request line and headers did not arrive within TTT_HEADER_TIMEOUT_SECONDS. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
@@ -937,6 +1043,24 @@ export interface operations {
             };
             /** @description The method is not allowed here. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The request line and headers did not arrive within TTT_HEADER_TIMEOUT_SECONDS. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -992,6 +1116,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetail"];
                 };
             };
+            /** @description The request line and headers did not arrive within TTT_HEADER_TIMEOUT_SECONDS. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
@@ -1008,7 +1150,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                slug: "batch-too-large" | "body-timeout" | "body-too-large" | "game-over" | "illegal-position" | "internal" | "invalid-board" | "malformed-json" | "method-not-allowed" | "not-acceptable" | "not-found" | "service-unavailable" | "unsupported-media-type" | "validation";
+                slug: "batch-too-large" | "body-timeout" | "body-too-large" | "game-over" | "headers-timeout" | "headers-too-large" | "illegal-position" | "internal" | "invalid-board" | "malformed-json" | "method-not-allowed" | "not-acceptable" | "not-found" | "service-unavailable" | "unsupported-media-type" | "validation";
             };
             cookie?: never;
         };
@@ -1041,8 +1183,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetail"];
                 };
             };
+            /** @description The request line and headers did not arrive within TTT_HEADER_TIMEOUT_SECONDS. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
             /** @description A problem (RFC 9457) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The request line and headers are larger than TTT_HEADER_LIMIT_BYTES. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };

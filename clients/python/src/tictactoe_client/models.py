@@ -68,6 +68,7 @@ class MoveAnswer:
     score: float
     outcome: Outcome | None
     plies: int | None
+    line: tuple[Cell, ...]
     best_moves: tuple[Cell, ...]
     best_score: float
     is_best: bool
@@ -94,6 +95,7 @@ class MoveValue:
     score: float
     outcome: Outcome | None
     plies: int | None
+    line: tuple[Cell, ...]
     exact: bool
 
 
