@@ -83,6 +83,11 @@ sanitize: $(DEV_STAMP)
 	ASAN_OPTIONS=detect_leaks=0 TTT_TEST_CORE=$(SANITIZED_CORE) \
 		$(PY) -m pytest -p tests.core_under_test tests/engine/test_differential.py -q -p no:cacheprovider
 
+# The opening book (service/engine/book.json): every empty board's first moves,
+# proved by the engine itself with a node budget per board. Deterministic.
+book: $(DEV_STAMP)
+	$(PY) -m service.engine.book
+
 bench: $(DEV_STAMP)
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py

@@ -347,6 +347,7 @@ def main() -> int:
     )
 
     server_measures(record, figures)
+    proof_measures(record, figures)
 
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'median':>22}  {'target':<20} ok")
@@ -434,6 +435,95 @@ def server_measures(
         seconds <= 20,
         "batch_100_7x7_s",
     )
+
+
+def literature(rows: int, cols: int, k: int) -> str:
+    """The empty board's value for the first player (../shared/mnk-results.md)."""
+    short, long = sorted((rows, cols))
+    if k == 3:
+        return "draw" if (short, long) == (3, 3) else "win"
+    if k == 4:
+        return "draw" if short in (3, 4) or (short, long) == (5, 5) else "win"
+    return "draw"
+
+
+def proof_measures(
+    record: Callable[[str, float, str, str, bool, str], None],
+    figures: dict[str, object],
+) -> None:
+    """Issue 11: proven outcomes on a fresh server (with the book) and without it."""
+    from service.engine import SearchControl  # noqa: PLC0415
+
+    scratch = Path(tempfile.mkdtemp(prefix="bench-proofs-"))
+    boards = [
+        (rows, cols, k)
+        for rows in range(3, 8)
+        for cols in range(3, 8)
+        for k in range(3, max(rows, cols) + 1)
+    ]
+    with LocalServer({}, scratch / "empty.log", cpu=None) as server:
+        slowest, right, wrong = 0.0, 0, []
+        for rows, cols, k in boards:
+            body = {"board": "." * rows * cols, "rows": rows, "cols": cols, "k": k}
+            status, answer, seconds = post(server.url + "/v1/analysis", body)
+            assert status == 200, answer
+            slowest = max(slowest, seconds)
+            if answer["outcome"] == literature(rows, cols, k):
+                right += 1
+            else:
+                wrong.append(f"{rows}x{cols} k={k}: {answer['outcome']}")
+        record(
+            f"empty boards, all {len(boards)} shapes: the literature's outcome",
+            right,
+            "boards",
+            f"{len(boards)} of {len(boards)}",
+            right == len(boards),
+            "empty_boards_proven",
+        )
+        record(
+            "empty boards, slowest request on a fresh server",
+            slowest,
+            "s",
+            "<= 1 s",
+            slowest <= 1,
+            "empty_boards_slowest_s",
+        )
+        figures["empty_boards_unproven"] = wrong
+        middle = mid_game_positions(100, seed=50)
+        proven = 0
+        for board in middle:
+            status, answer, _ = post(
+                server.url + "/v1/analysis", {"board": board.format(), "k": board.k}
+            )
+            assert status == 200, answer
+            proven += answer["outcome"] is not None
+        share = proven / len(middle)
+        record(
+            f"mid-game 5x5-7x7, {len(middle)} positions: outcome proven",
+            share * 100,
+            "%",
+            ">= 95 %",
+            share >= 0.95,
+            "mid_game_proven_percent",
+        )
+    # Without the book: one cold engine per board, a minute at most.
+    for rows, cols, k, limit in ((5, 5, 4, 10), (5, 6, 4, 60), (7, 7, 5, 60)):
+        engine = Engine(node_budget=10**12, table_bytes=512 * 2**20)
+        board = Board(geometry(rows, cols, k), 0, 0, Player.X)
+        started = time.perf_counter()
+        found = engine.search(board, control=SearchControl(time.monotonic() + limit))
+        seconds = time.perf_counter() - started
+        outcome = None if found.outcome is None else found.outcome.value
+        ok = outcome == literature(rows, cols, k) and seconds <= limit
+        record(
+            f"({cols},{rows},{k}) without the book: {outcome or 'not proven'}",
+            seconds,
+            "s",
+            f"{literature(rows, cols, k)} <= {limit} s",
+            ok,
+            f"solve_{cols}{rows}{k}_s",
+        )
+        figures[f"solve_{cols}{rows}{k}_nodes"] = found.nodes
 
 
 if __name__ == "__main__":

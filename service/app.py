@@ -27,7 +27,7 @@ from service.api.openapi import install_openapi
 from service.api.problems import install_problem_handlers
 from service.api.replay import AnswerCache
 from service.api.solver import Solver
-from service.engine import Engine
+from service.engine import Engine, book
 from service.settings import Settings
 
 DESCRIPTION = """Exact move suggestions for tic-tac-toe and m,n,k-games (3x3 to 7x7, k in a row).
@@ -118,8 +118,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 async def _solve_at_start_up(app: FastAPI) -> None:
+    """The opening book into the table, then every 3x3 position into the answers."""
     engine: Engine = app.state.engine
     started = time.perf_counter()
+    await anyio.to_thread.run_sync(lambda: book.load().install(engine))
     await anyio.to_thread.run_sync(engine.solve_game)
     app.state.metrics.startup_solve.set(time.perf_counter() - started)
     app.state.ready = True

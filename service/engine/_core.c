@@ -1418,6 +1418,8 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
         moves[i].exact = 0;
         moves[i].proven = 0;
         moves[i].value = 0;
+        moves[i].line[0] = order[i]; /* every line starts with its move */
+        moves[i].line_length = 1;
         if (rep == i) {
             reps[nreps++] = i;
         }
@@ -1443,11 +1445,12 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
     if (S->ctl != NULL) {
         int64_t deadline = atomic_load(&S->ctl->deadline_ns);
         deadline_hit = deadline != 0 && now_ns() >= deadline;
+        cancelled = atomic_load(&S->ctl->cancelled);
     }
 
     /* 2. The outcome of every move. */
     S->limit = outcome_budget;
-    for (int r = 0; r < nreps && !deadline_hit && !S->stop; r++) {
+    for (int r = 0; r < nreps && !deadline_hit && !cancelled && !S->stop; r++) {
         RootMove *m = &moves[reps[r]];
         if (m->exact) {
             continue;
@@ -1559,8 +1562,6 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
         S->limit = S->nodes + (budget / 4 > 10000 ? budget / 4 : 10000);
         for (int r = 0; r < nreps; r++) {
             RootMove *m = &moves[reps[r]];
-            m->line[0] = (uint8_t)m->cell;
-            m->line_length = 1;
             play(sh, root, m->cell, &child);
             if (m->exact && m->value != 0 && !S->stop) {
                 m->line_length += proven_line(S, &child, -(int)m->value, m->line + 1, MAX_CELLS - 1);

@@ -58,15 +58,15 @@ class MoveValue:
     proven: Outcome | None = None
     # The move and its expected continuation (see CoreResult); one best line of
     # several, so it takes no part in comparisons.
-    line: tuple[int, ...] = field(default=(), compare=False)
+    line: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
 
 def rank_moves(moves: Iterable[MoveValue]) -> tuple[MoveValue, ...]:
     """Best first: higher score, then lower cell index. The project's one sort key.
 
-    >>> rank_moves([MoveValue(0, 0, True), MoveValue(4, 7, True), MoveValue(2, 0, True)])
-    (MoveValue(cell=4, score=7, exact=True), MoveValue(cell=0, score=0, exact=True), \
-MoveValue(cell=2, score=0, exact=True))
+    >>> [m.cell for m in rank_moves([MoveValue(0, 0, True), MoveValue(4, 7, True),
+    ...                              MoveValue(2, 0, True)])]
+    [4, 0, 2]
     """
     return tuple(sorted(moves, key=lambda move: (-move.score, move.cell)))
 

@@ -8,8 +8,9 @@ it stores proven bounds in the table, where searches find them as if they had
 proved them themselves.
 
 The file (``book.json`` beside this module, version 1) holds one entry per
-position (the empty board of every shape from 3x3 to 7x7 and every k; both
-orientations of a rectangle are separate shapes)::
+position: the empty board of every shape from 3x3 to 7x7 and every k, with
+``rows <= cols``; the other orientation of a rectangle is the same game
+transposed, and :meth:`Book.install` stores both::
 
     {"version": 1, "entries": [
       {"rows": 5, "cols": 5, "k": 4, "board": ".....", "player": "X",
@@ -41,9 +42,9 @@ from service.engine.search import core_shape
 
 BOOK_PATH = Path(__file__).with_name("book.json")
 VERSION = 1
-# Nodes the build may spend on one position (about 7 minutes of searching);
-# deterministic, unlike a time limit.
-DEFAULT_BUILD_BUDGET = 2_000_000_000
+# Nodes the build may spend on one position (a few minutes of searching on the
+# hardest boards); deterministic, unlike a time limit.
+DEFAULT_BUILD_BUDGET = 300_000_000
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,22 @@ class BookEntry:
             "budget": self.budget,
             "moves": [{"cell": m.cell, "lower": m.lower, "upper": m.upper} for m in self.moves],
         }
+
+    def transposed(self) -> BookEntry:
+        """The same entry on the transposed board (rows become columns)."""
+        shape = self.board.shape
+        flipped = geometry(shape.cols, shape.rows, shape.k)
+
+        def cell(index: int) -> int:
+            row, col = divmod(index, shape.cols)
+            return col * shape.rows + row
+
+        def marks(bits: int) -> int:
+            return sum(1 << cell(c) for c in range(shape.cells) if bits >> c & 1)
+
+        board = Board(flipped, marks(self.board.x), marks(self.board.o), self.board.side_to_move)
+        moves = tuple(BookMove(cell(m.cell), m.lower, m.upper) for m in self.moves)
+        return BookEntry(board, moves, self.nodes, self.seconds, self.budget)
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> BookEntry:
@@ -124,9 +141,12 @@ class Book:
         return cls(tuple(BookEntry.from_json(entry) for entry in entries))
 
     def install(self, engine: Engine) -> int:
-        """Store every entry's bounds in ``engine``'s table; returns the positions stored."""
+        """Store every entry's bounds, and its transpose's, in ``engine``'s table;
+        returns the positions stored."""
         stored = 0
-        for entry in self.entries:
+        entries = [*self.entries]
+        entries += [e.transposed() for e in self.entries if e.board.rows != e.board.cols]
+        for entry in entries:
             board = entry.board
             shape = core_shape(board.shape)
             for move in entry.moves:
@@ -176,9 +196,9 @@ def _internal(score: int, marks: int) -> int:
 
 
 def shapes() -> Iterator[Geometry]:
-    """Every shape from 3x3 to 7x7 and every k, both orientations."""
+    """Every shape from 3x3 to 7x7 and every k, with rows <= cols."""
     for rows in range(MIN_SIDE, MAX_SIDE + 1):
-        for cols in range(MIN_SIDE, MAX_SIDE + 1):
+        for cols in range(rows, MAX_SIDE + 1):
             for k in range(MIN_K, max(rows, cols) + 1):
                 yield geometry(rows, cols, k)
 

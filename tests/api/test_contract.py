@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
 
 from service.app import create_app
+from service.engine import Board, Player, Status
 from service.settings import Settings
 
 MOVE_FIELDS = {
@@ -18,6 +19,7 @@ MOVE_FIELDS = {
     "score",
     "outcome",
     "plies",
+    "line",
     "best_moves",
     "best_score",
     "is_best",
@@ -93,6 +95,7 @@ def test_analysis_lists_every_move_best_first(client: TestClient) -> None:
     assert len(moves) == 7
     keys = [(-m["score"], m["index"]) for m in moves]
     assert keys == sorted(keys)
+    line = moves[0].pop("line")
     assert moves[0] == {
         "index": 2,
         "row": 0,
@@ -103,6 +106,13 @@ def test_analysis_lists_every_move_best_first(client: TestClient) -> None:
         "exact": True,
     }
     assert answer["score"] == 5 and answer["outcome"] == "win" and answer["plies"] == 5
+    # The line of a proven win reaches the winning move in exactly its plies.
+    assert len(line) == 5 and line[0]["index"] == 2
+    board = Board.parse("X.......O")
+    for step in line:
+        assert board.status is Status.IN_PROGRESS
+        board = board.play(step["index"])
+    assert board.winner is Player.X
 
 
 @pytest.mark.parametrize(

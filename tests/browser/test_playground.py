@@ -88,9 +88,10 @@ def analyse(base_url: str, **fields: Any) -> Json:
 
 def hint_label(move: Json) -> str:
     """What the page writes on a cell, from the cell's entry in ``moves``."""
-    if not move["exact"]:
+    if move["outcome"] is None:
         return f"~{move['score']:+.2f}"
-    return {"win": f"W{move['plies']}", "draw": "D", "loss": f"L{move['plies']}"}[move["outcome"]]
+    distance = "" if move["plies"] is None else str(move["plies"])
+    return {"win": f"W{distance}", "draw": "D", "loss": f"L{distance}"}[move["outcome"]]
 
 
 def shown_hints(page: Page) -> dict[int, str]:
@@ -158,14 +159,15 @@ def test_hints_show_the_analysis_of_every_empty_cell(page: Page, base_url: str) 
 
 
 def test_estimates_are_marked_as_such(page: Page) -> None:
-    """5x5 (k=5) is beyond the exact search's budget: values are estimates."""
-    start(page, rows=5, cols=5)
+    """7x7 (k=5) from the empty board is beyond the budget for some moves: their
+    values are estimates, marked as such."""
+    start(page, rows=7, cols=7)
     with page.expect_response("**/v1/analysis") as response:
         page.check("#hints")
     settle(page)
     moves: list[Json] = response.value.json()["moves"]
     assert shown_hints(page) == {move["index"]: hint_label(move) for move in moves}
-    estimates = [move["index"] for move in moves if not move["exact"]]
+    estimates = [move["index"] for move in moves if move["outcome"] is None]
     assert estimates
     for index in estimates:
         expect(cell(page, index)).to_have_class("hinted estimate")

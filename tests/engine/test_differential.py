@@ -168,3 +168,27 @@ def test_the_immediate_wins_the_python_search_missed_are_found_at_any_budget() -
             analysis = Engine().analyze(Board.parse(text), node_budget=budget)
             assert analysis.best_moves == (34,), (text, budget)
             assert analysis.moves[0].exact and analysis.best_score == 49
+
+
+@settings(max_examples=30)
+@given(positions(sides=(5, 7), max_empties=49, ks=(4, 5)), st.integers(0, 3))
+def test_a_cancelled_or_expired_search_ends_cleanly(board: Board, when: int) -> None:
+    """Cancelled before it starts, or with a deadline already past: the search
+    stops at once, raises or answers, and touches nothing it should not (this
+    module also runs under AddressSanitizer)."""
+    import time  # noqa: PLC0415
+
+    from service.engine import SearchCancelled, SearchControl  # noqa: PLC0415
+
+    engine = Engine(table_bytes=1 << 16)
+    if when == 0:
+        control = SearchControl(time.monotonic() + 60)
+        control.cancel()
+        try:
+            engine.search(board, node_budget=10**7, control=control)
+        except SearchCancelled:
+            return
+        raise AssertionError("a cancelled search answered")
+    found = engine.search(board, node_budget=10**7, control=SearchControl(time.monotonic() - when))
+    assert all(m.line[0] == m.cell for m in found.moves)
+    assert found.exact or found.stopped_by is StopReason.DEADLINE

@@ -198,15 +198,18 @@ function loadPosition(text) {
 const signed = (score) => `${score >= 0 ? "+" : ""}${score.toFixed(2)}`;
 const plies = (count) => (count === 1 ? "1 ply" : `${count} plies`);
 
-/** "W3", "D", "L4" for proven values, "~+0.25" for estimates. */
+/** "W3", "D", "L4" for proven values, "W" or "L" when only the outcome is proven
+ *  (the distance is not), "~+0.25" for estimates. */
 function hintLabel(move) {
-  if (!move.exact) return `~${signed(move.score)}`;
-  return { win: `W${move.plies}`, draw: "D", loss: `L${move.plies}` }[move.outcome];
+  if (!move.outcome) return `~${signed(move.score)}`;
+  const distance = move.plies ?? "";
+  return { win: `W${distance}`, draw: "D", loss: `L${distance}` }[move.outcome];
 }
 
 function hintSpoken(move) {
-  if (!move.exact) return `estimate ${signed(move.score)}, not proven`;
+  if (!move.outcome) return `estimate ${signed(move.score)}, not proven`;
   if (move.outcome === "draw") return "draw";
+  if (move.plies === null) return `${move.outcome}, distance not proven`;
   return `${move.outcome} in ${plies(move.plies)}`;
 }
 
@@ -214,7 +217,7 @@ function hintSpoken(move) {
  *  the deeper the colour, the sooner the end. Estimates stay pale. */
 function hintColour(move) {
   if (move.score === 0) return "hsl(0 0% 85%)";
-  const strength = move.exact ? Math.abs(move.score) / game.cells.length : Math.abs(move.score) / 3;
+  const strength = move.outcome ? Math.abs(move.score) / game.cells.length : Math.abs(move.score) / 3;
   const hue = move.score > 0 ? "210 80%" : "30 90%";
   return `hsl(${hue} ${Math.round(92 - 32 * strength)}%)`;
 }
@@ -251,7 +254,7 @@ function renderBoard() {
     button.dataset.mark = mark;
     button.classList.toggle("winning", winning.has(index));
     button.classList.toggle("hinted", Boolean(hint));
-    button.classList.toggle("estimate", Boolean(hint && !hint.exact));
+    button.classList.toggle("estimate", Boolean(hint && !hint.outcome));
     button.style.setProperty("--hint", hint ? hintColour(hint) : "");
     button.firstChild.className = hint ? "hint" : "mark";
     button.firstChild.textContent = hint ? hintLabel(hint) : mark === EMPTY ? "" : mark;
@@ -272,19 +275,22 @@ function statusText() {
 
 /** Why the engine played its last move, from the answer's own fields. */
 function explain(answer) {
-  const value = answer.exact
+  const distance = answer.plies === null ? "" : ` in ${plies(answer.plies)}`;
+  const value = answer.outcome
     ? {
-        win: answer.plies === 1 ? "it wins with this move" : `it wins in ${plies(answer.plies)}`,
+        win: answer.plies === 1 ? "it wins with this move" : `it wins${distance}`,
         draw: "best play from both sides draws",
-        loss: `it loses in ${plies(answer.plies)} against best play`,
+        loss: `it loses${distance} against best play`,
       }[answer.outcome]
-    : `the search ran out of budget at depth ${answer.depth}; estimated score ${signed(answer.score)}`;
+    : `the search stopped (${answer.stopped_by}) at depth ${answer.depth}; ` +
+      `estimated score ${signed(answer.score)}`;
+  const line = answer.line.length > 1 ? ` Expected line: ${answer.line.map(cellName).join(", ")}.` : "";
   const best = answer.best_moves.length;
   const choice = answer.is_best
     ? best > 1 ? `one of ${best} equally good moves` : "the only best move"
     : `a deliberate slip (${answer.difficulty} sometimes plays a random move); ` +
       `best was ${cellName(answer.best_moves[0])}`;
-  return `The engine played ${cellName(answer.move)}: ${value}. It is ${choice}.`;
+  return `The engine played ${cellName(answer.move)}: ${value}. It is ${choice}.${line}`;
 }
 
 function render() {

@@ -1,0 +1,88 @@
+"""The opening book: its format, its cheap entries proved again, and the outcomes
+the literature proved for every empty board (``../shared/mnk-results.md``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.engine import Board, Engine, Outcome, Player, geometry
+from service.engine.book import BOOK_PATH, Book, BookEntry, load, prove, shapes
+
+# Entries whose proof took at most this many nodes are proved again by the tests.
+CHEAP = 2_000_000
+# Empty boards (both orientations of 55 shapes: 95 boards) whose outcome the
+# shipped book proves; docs/performance.md lists the others.
+PROVEN_EMPTY_BOARDS = 95
+
+
+@pytest.fixture(scope="module")
+def book() -> Book:
+    return load()
+
+
+def literature(rows: int, cols: int, k: int) -> Outcome:
+    """The value of the empty board for the first player (mnk-results.md)."""
+    short, long = sorted((rows, cols))
+    if k == 3:
+        return Outcome.DRAW if (short, long) == (3, 3) else Outcome.WIN
+    if k == 4:
+        if short == 3 or short == 4 or (short, long) == (5, 5):
+            return Outcome.DRAW
+        return Outcome.WIN
+    return Outcome.DRAW
+
+
+def test_the_book_is_small_and_covers_every_shape(book: Book) -> None:
+    assert BOOK_PATH.stat().st_size < 4 * 2**20
+    covered = {(e.board.rows, e.board.cols, e.board.k) for e in book.entries}
+    assert covered == {(s.rows, s.cols, s.k) for s in shapes()}
+    for entry in book.entries:
+        assert entry.board.mark_count == 0 and entry.board.side_to_move is Player.X
+        assert entry.nodes >= 0 and entry.seconds >= 0 and entry.budget >= 1
+        cells = [m.cell for m in entry.moves]
+        assert len(cells) == len(set(cells))
+
+
+def test_every_entry_reads_back_as_written(book: Book) -> None:
+    for entry in book.entries:
+        assert BookEntry.from_json(entry.to_json()) == entry
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"version": 2, "entries": []},
+        {"version": 1, "entries": {}},
+        {"version": 1, "entries": [{"rows": 3, "cols": 3, "k": 3, "board": "X" * 9}]},
+    ],
+)
+def test_a_malformed_book_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError):
+        Book.from_json(bad)
+
+
+def test_the_cheap_entries_prove_again_exactly(book: Book) -> None:
+    """The build is deterministic: the same budget proves the same bounds with
+    the same node count."""
+    cheap = [e for e in book.entries if e.nodes <= CHEAP]
+    assert len(cheap) >= len(book.entries) // 2
+    for entry in cheap:
+        again = prove(entry.board, entry.budget)
+        assert (again.moves, again.nodes) == (entry.moves, entry.nodes), entry.board
+
+
+def test_with_the_book_every_empty_board_has_the_literatures_outcome(book: Book) -> None:
+    """Where the book proves every first move, the empty board's outcome is the
+    published one, in both orientations; nowhere does it contradict it."""
+    engine = Engine(node_budget=10_000)
+    book.install(engine)
+    complete = 0
+    for entry in book.entries:
+        shape = entry.board.shape
+        for rows, cols in {(shape.rows, shape.cols), (shape.cols, shape.rows)}:
+            analysis = engine.analyze(Board(geometry(rows, cols, shape.k), 0, 0, Player.X))
+            expected = literature(rows, cols, shape.k)
+            if analysis.outcome is not None:
+                assert analysis.outcome is expected, (rows, cols, shape.k)
+                complete += 1
+    assert complete >= PROVEN_EMPTY_BOARDS

@@ -1,0 +1,113 @@
+"""The search's knowledge, checked rather than trusted: pairing certificates are
+replayed against every reply, and wins by continuous threats against the
+reference solver."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from service.engine import Board, Player, geometry
+from service.engine import _core
+from service.engine.search import core_shape
+from tests.engine.oracle import minimax
+
+
+def pairs_of(board: Board) -> list[tuple[int, int]] | None:
+    """A pairing proving that the side to move cannot win, as the core finds it."""
+    found = _core.pairing(
+        core_shape(board.shape), board.x, board.o, board.side_to_move is Player.X
+    )
+    return None if found is None else [(a, b) for a, b in found]
+
+
+def attacker_wins_against_pairing(board: Board, attacker: Player, partner: dict[int, int]) -> bool:
+    """Whether ``attacker`` completes a line from ``board`` against the defender
+    who answers every move in a pair with its partner (and otherwise plays the
+    first empty cell), trying every move of the attacker."""
+    if board.winner is not None:
+        return board.winner is attacker
+    if board.is_full():
+        return False
+    if board.side_to_move is attacker:
+        for cell in board.empty_cells():
+            child = board.play(cell)
+            if child.winner is attacker:
+                return True
+            if child.is_full():
+                continue
+            reply = partner.get(cell)
+            if reply is None or (child.x | child.o) >> reply & 1:
+                reply = child.empty_cells()[0]
+            if attacker_wins_against_pairing(child.play(reply), attacker, partner):
+                return True
+        return False
+    # The defender moves first: any move keeps the pairing; take the first empty cell.
+    return attacker_wins_against_pairing(board.play(board.empty_cells()[0]), attacker, partner)
+
+
+@st.composite
+def positions(draw: st.DrawFn, max_empties: int) -> Board:
+    rows = draw(st.integers(3, 5))
+    cols = draw(st.integers(3, 5))
+    k = draw(st.integers(3, max(rows, cols)))
+    board = Board(geometry(rows, cols, k), 0, 0, draw(st.sampled_from(Player)))
+    cells = rows * cols
+    order = draw(st.permutations(range(cells)))
+    for cell in order[: draw(st.integers(max(0, cells - max_empties), cells - 1))]:
+        if board.is_game_over():
+            break
+        board = board.play(cell)
+    assume(not board.is_game_over())
+    return board
+
+
+@settings(max_examples=300)
+@given(positions(max_empties=9))
+def test_every_pairing_found_holds_against_every_reply(board: Board) -> None:
+    pairs = pairs_of(board)
+    assume(pairs is not None)
+    assert pairs is not None
+    cells = [c for pair in pairs for c in pair]
+    assert len(cells) == len(set(cells)), "pairs must be disjoint"
+    assert all(not (board.x | board.o) >> c & 1 for c in cells), "pairs must be empty cells"
+    partner = {a: b for a, b in pairs} | {b: a for a, b in pairs}
+    attacker = board.side_to_move
+    assert not attacker_wins_against_pairing(board, attacker, partner), (board, pairs)
+    assert minimax(board) <= 0  # and the reference agrees that it cannot win
+
+
+def test_a_pairing_of_each_row_stops_four_in_a_row_on_three_rows() -> None:
+    """The textbook certificate (mnk-results.md): on 3 x n boards, k=4 is a draw."""
+    for cols in (4, 5, 6, 7):
+        board = Board.parse("." * 3 * cols, rows=3, cols=cols, k=4)
+        pairs = pairs_of(board)
+        assert pairs is not None, cols
+        partner = {a: b for a, b in pairs} | {b: a for a, b in pairs}
+        if cols <= 5:  # the replay is exhaustive: keep it small
+            assert not attacker_wins_against_pairing(board, Player.X, partner)
+
+
+def test_no_pairing_is_claimed_where_the_side_to_move_can_win() -> None:
+    assert pairs_of(Board.parse("XX.OO....")) is None  # X wins at once
+    assert pairs_of(Board.parse("................", k=3)) is None  # 4x4 k=3: X wins
+
+
+@settings(max_examples=400)
+@given(positions(max_empties=10))
+def test_every_win_by_continuous_threats_is_a_win(board: Board) -> None:
+    value = _core.threat_win(
+        core_shape(board.shape), board.x, board.o, board.side_to_move is Player.X
+    )
+    assume(value > 0)
+    public = value + board.mark_count  # the core's scores count marks (search.py)
+    truth = minimax(board)
+    assert truth > 0, board
+    assert public <= truth, (board, public, truth)  # a win at least this fast exists
+
+
+def test_continuous_threats_find_a_win_beyond_a_fixed_depth() -> None:
+    """7x7, k=5, X to move: X's two open threes force a win through threats."""
+    board = Board.parse("......./......./..XXX../......./..OO.O./......./.......")
+    value = _core.threat_win(core_shape(board.shape), board.x, board.o, True)
+    assert value > 0
