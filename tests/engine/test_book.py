@@ -26,7 +26,7 @@ def literature(rows: int, cols: int, k: int) -> Outcome:
     if k == 3:
         return Outcome.DRAW if (short, long) == (3, 3) else Outcome.WIN
     if k == 4:
-        if short == 3 or short == 4 or (short, long) == (5, 5):
+        if short in {3, 4} or (short, long) == (5, 5):
             return Outcome.DRAW
         return Outcome.WIN
     return Outcome.DRAW

@@ -7,17 +7,14 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from service.engine import Board, Player, geometry
-from service.engine import _core
+from service.engine import Board, Player, _core, geometry
 from service.engine.search import core_shape
 from tests.engine.oracle import minimax
 
 
 def pairs_of(board: Board) -> list[tuple[int, int]] | None:
     """A pairing proving that the side to move cannot win, as the core finds it."""
-    found = _core.pairing(
-        core_shape(board.shape), board.x, board.o, board.side_to_move is Player.X
-    )
+    found = _core.pairing(core_shape(board.shape), board.x, board.o, board.side_to_move is Player.X)
     return None if found is None else [(a, b) for a, b in found]
 
 
