@@ -78,11 +78,10 @@ from service.settings import Settings
 
 RESULTS = REPO / "bench" / "results"
 SETTINGS = {
-    # The core rounds the table down to a power of two of buckets (four 24-byte
-    # entries each): 32 MiB makes 24 MiB, 1,048,576 entries. At ~1,200 new
-    # entries a search it is full after ~1,500 requests, a tenth of the run, and
-    # turns over ~20 times, so most samples see a full table that evicts. The
-    # default (64, a 48 MiB table) would fill later and turn over half as often.
+    # 32 MiB is 1,398,100 entries of 24 bytes. At ~1,200 new entries a search
+    # it is full after ~1,200 requests, a tenth of the run, and turns over many
+    # times, so most samples see a full table that evicts. The default (64 MiB)
+    # would fill later and turn over half as often.
     "TTT_TABLE_MB": "32",
     "TTT_ANSWER_ENTRIES": "5000",
     # At the default budget (1,000,000 nodes) a search of these boards averages

@@ -807,6 +807,9 @@ next_move(Moves *m)
  * first), bounded in steps; finding none proves nothing. */
 #define PAIRING_STEPS 64
 #define PAIRING_MAX 32
+#ifndef PAIRING_MAX_LINES
+#define PAIRING_MAX_LINES 16 /* measured in bench/engine.py terms: see docs/performance.md */
+#endif
 
 typedef struct {
     const Shape *sh;
@@ -867,6 +870,12 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells)
 static int
 cannot_win(const Shape *sh, lineset open, uint64_t empty, Pairing *P)
 {
+    /* Many open lines need many disjoint pairs: rarely found, and the search
+     * for them would cost more than it saves. */
+    int lines = __builtin_popcountll((uint64_t)open) + __builtin_popcountll((uint64_t)(open >> 64));
+    if (lines > PAIRING_MAX_LINES) {
+        return 0;
+    }
     P->sh = sh;
     P->steps = 0;
     P->count = 0;
@@ -1448,7 +1457,9 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
         cancelled = atomic_load(&S->ctl->cancelled);
     }
 
-    /* 2. The outcome of every move. */
+    /* 2. The outcome of every move, in the root's move order (measured against
+     * rounds of growing allowances per move, which proved less in the same
+     * time on the 7x7 k=5 board). */
     S->limit = outcome_budget;
     for (int r = 0; r < nreps && !deadline_hit && !cancelled && !S->stop; r++) {
         RootMove *m = &moves[reps[r]];
