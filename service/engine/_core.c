@@ -74,6 +74,7 @@ typedef struct {
     int rows, cols, k, cells, nlines, nsyms, tag;
     uint64_t full;
     uint64_t line[MAX_LINES];
+    uint8_t group[MAX_LINES]; /* the whole row, column or diagonal the line lies in */
     int nthrough[MAX_CELLS];
     uint8_t through[MAX_CELLS][MAX_THROUGH];
     lineset through_mask[MAX_CELLS];
@@ -183,6 +184,29 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
             return -1;
         }
         self->line[i] = mask;
+        /* Its group: a direction (the step between its first two cells) and
+         * which row, column or diagonal of that direction. */
+        int first = line_cells[0] < line_cells[1] ? line_cells[0] : line_cells[1];
+        int step = abs((int)line_cells[1] - (int)line_cells[0]);
+        int r = first / cols, c = first % cols, direction, which;
+        if (step == 1) {
+            direction = 0, which = r;
+        }
+        else if (step == cols) {
+            direction = 1, which = c;
+        }
+        else if (step == cols + 1) {
+            direction = 2, which = r - c + MAX_SIDE - 1;
+        }
+        else if (step == cols - 1) {
+            direction = 3, which = r + c;
+        }
+        else {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a line's cells are not in a row, column or diagonal");
+            return -1;
+        }
+        self->group[i] = (uint8_t)(direction * (2 * MAX_SIDE - 1) + which);
     }
     Py_DECREF(fast);
 
@@ -247,8 +271,11 @@ typedef struct {
     int8_t lower, upper;
     uint8_t move; /* best move in the canonical frame */
     uint8_t work; /* bit length of the nodes that proved it */
-    uint32_t unused;
+    uint8_t tried; /* TRIED_* knowledge that found nothing here: not worth a retry */
+    uint8_t unused[3];
 } Entry;
+
+enum { TRIED_MINE = 1, TRIED_THEIRS = 2, TRIED_VCF = 4 };
 
 typedef struct {
     PyObject_HEAD
@@ -619,7 +646,7 @@ bucket_of(const Table *t, uint64_t key0, uint64_t key1)
 }
 
 static int
-tt_probe(Search *S, uint64_t key0, uint64_t key1, int *lower, int *upper, int *move)
+tt_probe(Search *S, uint64_t key0, uint64_t key1, int *lower, int *upper, int *move, int *tried)
 {
     Table *t = S->tt;
     uint64_t b = bucket_of(t, key0, key1);
@@ -631,6 +658,9 @@ tt_probe(Search *S, uint64_t key0, uint64_t key1, int *lower, int *upper, int *m
             *lower = slots[i].lower;
             *upper = slots[i].upper;
             *move = slots[i].move;
+            if (tried != NULL) {
+                *tried = slots[i].tried;
+            }
             found = 1;
             break;
         }
@@ -646,7 +676,8 @@ tt_probe(Search *S, uint64_t key0, uint64_t key1, int *lower, int *upper, int *m
 }
 
 static void
-tt_store(Search *S, uint64_t key0, uint64_t key1, int lower, int upper, int move, uint64_t nodes)
+tt_store(Search *S, uint64_t key0, uint64_t key1, int lower, int upper, int move, uint64_t nodes,
+         int tried)
 {
     Table *t = S->tt;
     uint64_t b = bucket_of(t, key0, key1);
@@ -667,6 +698,7 @@ tt_store(Search *S, uint64_t key0, uint64_t key1, int lower, int upper, int move
             if (target->work > work) {
                 work = target->work;
             }
+            tried |= target->tried;
             break;
         }
     }
@@ -694,6 +726,7 @@ tt_store(Search *S, uint64_t key0, uint64_t key1, int lower, int upper, int move
     target->upper = (int8_t)upper;
     target->move = (uint8_t)move;
     target->work = (uint8_t)work;
+    target->tried = (uint8_t)tried;
     unlock_stripe(t, b);
     if (filled) {
         atomic_fetch_add_explicit(&t->filled, 1, memory_order_relaxed);
@@ -731,15 +764,18 @@ gen_moves(const Shape *sh, const Node *n, int first, Moves *out)
 {
     uint64_t empty = sh->full & ~(n->me | n->opp);
     int weight[MAX_LINES];
-    for (int l = 0; l < sh->nlines; l++) {
-        int w = 0;
-        if (line_is_open(n->my_open, l)) {
-            w += 1 + 2 * __builtin_popcountll(n->me & sh->line[l]);
+    memset(weight, 0, sizeof(int) * (size_t)sh->nlines); /* a line closed to both: 0 */
+    for (int half = 0; half < 2; half++) {
+        uint64_t mine = (uint64_t)(n->my_open >> (64 * half));
+        uint64_t theirs = (uint64_t)(n->opp_open >> (64 * half));
+        for (uint64_t bits = mine; bits; bits &= bits - 1) {
+            int l = 64 * half + __builtin_ctzll(bits);
+            weight[l] += 1 + 2 * __builtin_popcountll(n->me & sh->line[l]);
         }
-        if (line_is_open(n->opp_open, l)) {
-            w += 1 + 2 * __builtin_popcountll(n->opp & sh->line[l]);
+        for (uint64_t bits = theirs; bits; bits &= bits - 1) {
+            int l = 64 * half + __builtin_ctzll(bits);
+            weight[l] += 1 + 2 * __builtin_popcountll(n->opp & sh->line[l]);
         }
-        weight[l] = w;
     }
     int count = 0;
     for (int i = 0; i < sh->cells; i++) {
@@ -805,15 +841,23 @@ next_move(Moves *m)
  * mark: the attacker never completes one, whoever is to move. The search for
  * pairs is a small backtracking search (the line with the fewest free cells
  * first), bounded in steps; finding none proves nothing. */
-#define PAIRING_STEPS 64
-#define PAIRING_MAX 32
-#ifndef PAIRING_MAX_LINES
-#define PAIRING_MAX_LINES 16 /* measured in bench/engine.py terms: see docs/performance.md */
+/* Steps of the search for pairs: at nodes with PAIRING_WIDE_EMPTIES or more
+ * empty cells, and below. Measured (docs/performance.md): 64/16 proved the
+ * 6x7 k=5 board fastest but cost a fifth of the node rate; 32/12 keeps both. */
+#ifndef PAIRING_STEPS
+#define PAIRING_STEPS 32
 #endif
+#ifndef PAIRING_STEPS_NARROW
+#define PAIRING_STEPS_NARROW 12
+#endif
+#ifndef PAIRING_WIDE_EMPTIES
+#define PAIRING_WIDE_EMPTIES 24
+#endif
+#define PAIRING_MAX 32
 
 typedef struct {
     const Shape *sh;
-    int steps;
+    int steps, step_limit;
     int count;
     uint8_t a[PAIRING_MAX], b[PAIRING_MAX];
 } Pairing;
@@ -825,7 +869,7 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells)
     if (todo == 0) {
         return 1;
     }
-    if (++P->steps > PAIRING_STEPS || P->count >= PAIRING_MAX) {
+    if (++P->steps > P->step_limit || P->count >= PAIRING_MAX) {
         return 0;
     }
     int best = -1, fewest = MAX_SIDE + 1;
@@ -858,7 +902,7 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells)
                 return 1;
             }
             P->count--;
-            if (P->steps > PAIRING_STEPS) {
+            if (P->steps > P->step_limit) {
                 return 0;
             }
         }
@@ -870,14 +914,23 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells)
 static int
 cannot_win(const Shape *sh, lineset open, uint64_t empty, Pairing *P)
 {
-    /* Many open lines need many disjoint pairs: rarely found, and the search
-     * for them would cost more than it saves. */
-    int lines = __builtin_popcountll((uint64_t)open) + __builtin_popcountll((uint64_t)(open >> 64));
-    if (lines > PAIRING_MAX_LINES) {
+    /* Two cells lie in one row, column or diagonal at most, so each of those
+     * holding an open line needs a pair of its own: more of them than half the
+     * empty cells, and no pairing exists. */
+    uint64_t groups = 0;
+    for (int half = 0; half < 2; half++) {
+        for (uint64_t bits = (uint64_t)(open >> (64 * half)); bits; bits &= bits - 1) {
+            groups |= (uint64_t)1 << sh->group[64 * half + __builtin_ctzll(bits)];
+        }
+    }
+    if (2 * __builtin_popcountll(groups) > __builtin_popcountll(empty)) {
         return 0;
     }
     P->sh = sh;
     P->steps = 0;
+    /* A certificate near the root cuts a large subtree and is worth a longer
+     * search for it than one near the leaves, where brute force is cheap. */
+    P->step_limit = __builtin_popcountll(empty) >= PAIRING_WIDE_EMPTIES ? PAIRING_STEPS : PAIRING_STEPS_NARROW;
     P->count = 0;
     return pair_cover(P, open, empty);
 }
@@ -983,8 +1036,8 @@ solve(Search *S, const Node *n, int alpha, int beta)
     }
     uint64_t key0, key1;
     int frame = canonical(sh, n, &key0, &key1);
-    int first = -1, entry_low, entry_high, entry_move;
-    if (tt_probe(S, key0, key1, &entry_low, &entry_high, &entry_move)) {
+    int first = -1, entry_low, entry_high, entry_move, tried = 0;
+    if (tt_probe(S, key0, key1, &entry_low, &entry_high, &entry_move, &tried)) {
         if (entry_low > low) {
             low = entry_low;
         }
@@ -1008,13 +1061,24 @@ solve(Search *S, const Node *n, int alpha, int beta)
          * and a forced win by continuous threats is a win. */
         uint64_t empty = sh->full & ~(n->me | n->opp);
         Pairing pairing;
-        if (USE_PAIRING && high > 0 && cannot_win(sh, n->my_open, empty, &pairing)) {
-            high = 0;
+        /* A search that found nothing here before is not repeated (``tried``). */
+        if (USE_PAIRING && high > 0 && !(tried & TRIED_MINE)) {
+            if (cannot_win(sh, n->my_open, empty, &pairing)) {
+                high = 0;
+            }
+            else {
+                tried |= TRIED_MINE;
+            }
         }
-        if (USE_PAIRING && low < 0 && cannot_win(sh, n->opp_open, empty, &pairing)) {
-            low = 0;
+        if (USE_PAIRING && low < 0 && !(tried & TRIED_THEIRS)) {
+            if (cannot_win(sh, n->opp_open, empty, &pairing)) {
+                low = 0;
+            }
+            else {
+                tried |= TRIED_THEIRS;
+            }
         }
-        if (USE_VCF && high > 0 && beta > 0 && low < beta) {
+        if (USE_VCF && high > 0 && beta > 0 && low < beta && !(tried & TRIED_VCF)) {
             int win = vcf(S, n, VCF_DEPTH);
             if (S->stop) {
                 return 0;
@@ -1022,10 +1086,13 @@ solve(Search *S, const Node *n, int alpha, int beta)
             if (win > 0 && win > low) { /* 0: no forced win found, which proves nothing */
                 low = win;
             }
+            else if (win == 0) {
+                tried |= TRIED_VCF;
+            }
         }
         if (low >= high || low >= beta || high <= alpha) {
-            tt_store(S, key0, key1, low, high < low ? low : high, first < 0 ? 0 : sh->perm[frame][first],
-                     S->nodes - before);
+            tt_store(S, key0, key1, low, high < low ? low : high,
+                     first < 0 ? 0 : sh->perm[frame][first], S->nodes - before, tried);
             return low >= high ? low : (low >= beta ? low : high);
         }
     }
@@ -1066,7 +1133,7 @@ solve(Search *S, const Node *n, int alpha, int beta)
     else {
         low = high = best;
     }
-    tt_store(S, key0, key1, low, high, sh->perm[frame][best_move], S->nodes - before);
+    tt_store(S, key0, key1, low, high, sh->perm[frame][best_move], S->nodes - before, tried);
     if (low == high) {
         return low;
     }
@@ -1141,7 +1208,7 @@ estimate(Search *S, const Node *n, int depth, double alpha, double beta)
     uint64_t key0, key1;
     int frame = canonical(sh, n, &key0, &key1);
     int first = -1, entry_low, entry_high, entry_move;
-    if (tt_probe(S, key0, key1, &entry_low, &entry_high, &entry_move)) {
+    if (tt_probe(S, key0, key1, &entry_low, &entry_high, &entry_move, NULL)) {
         if (entry_low > low) {
             low = entry_low;
         }
@@ -1294,7 +1361,7 @@ tt_move(Search *S, const Node *n)
     uint64_t key0, key1;
     int frame = canonical(S->sh, n, &key0, &key1);
     int lower, upper, move;
-    if (!tt_probe(S, key0, key1, &lower, &upper, &move)) {
+    if (!tt_probe(S, key0, key1, &lower, &upper, &move, NULL)) {
         return -1;
     }
     int cell = S->sh->inverse[frame][move];
@@ -1824,7 +1891,7 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
     S.sh = shape;
     S.tt = table;
     /* The most work an entry can record: replacement keeps it over any search's. */
-    tt_store(&S, key0, key1, lower, upper, 0, UINT64_MAX);
+    tt_store(&S, key0, key1, lower, upper, 0, UINT64_MAX, 0);
     Py_RETURN_NONE;
 }
 
