@@ -842,8 +842,8 @@ next_move(Moves *m)
  * pairs is a small backtracking search (the line with the fewest free cells
  * first), bounded in steps; finding none proves nothing. */
 /* Steps of the search for pairs: at nodes with PAIRING_WIDE_EMPTIES or more
- * empty cells, and below. Measured (docs/performance.md): 64/16 proved the
- * 6x7 k=5 board fastest but cost a fifth of the node rate; 32/12 keeps both. */
+ * empty cells, and below. Longer searches prove some boards sooner but cost
+ * node rate everywhere; these keep bench/engine.py's node rate above 3 M/s. */
 #ifndef PAIRING_STEPS
 #define PAIRING_STEPS 32
 #endif
@@ -1065,8 +1065,7 @@ solve(Search *S, const Node *n, int alpha, int beta)
          * "the mover cannot win" cuts a window that asks whether it beats a
          * draw (alpha >= 0) or makes a node that cannot lose exact (low >= 0);
          * "the opponent cannot win" likewise, mirrored. A search that found
-         * nothing here before is not repeated (``tried``). Measured: as many
-         * proofs as checking everywhere, for a tenth more nodes per second. */
+         * nothing here before is not repeated (``tried``). */
         if (USE_PAIRING && high > 0 && (alpha >= 0 || low >= 0) && !(tried & TRIED_MINE)) {
             if (cannot_win(sh, n->my_open, empty, &pairing)) {
                 high = 0;
