@@ -6,6 +6,7 @@ import importlib.util
 import json
 import re
 import shlex
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -110,7 +111,12 @@ def rewrite_readme() -> None:
     from service.settings import Settings  # noqa: PLC0415
 
     readme = ROOT / "README.md"
-    with TestClient(create_app(Settings())) as client:
+    app = create_app(Settings())
+    with TestClient(app) as client:
+        deadline = time.monotonic() + 30
+        while not app.state.ready:  # the examples show a ready server
+            assert time.monotonic() < deadline, "the app never became ready"
+            time.sleep(0.01)
 
         def fresh(match: re.Match[str]) -> str:
             answer = _layout(replay(client, match.group(1)))
