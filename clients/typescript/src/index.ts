@@ -113,18 +113,28 @@ export function createClient(options: ClientOptions): Client {
     for (let attempt = 0; ; attempt += 1) {
       let response: Response;
       let text: string;
+      // A timer of our own, not AbortSignal.timeout(): Node does not wait for
+      // that one's timer, so a process with nothing else to do would end while
+      // the request is still pending.
+      const controller = new AbortController();
+      const timer = setTimeout(
+        () => controller.abort(new DOMException(`no answer in ${timeoutMs} ms`, "TimeoutError")),
+        timeoutMs,
+      );
       try {
         response = await fetcher(baseUrl + path, {
           method,
           headers: body === undefined ? {} : { "content-type": "application/json" },
           body: body === undefined ? null : JSON.stringify(body),
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: controller.signal,
         });
         text = await response.text(); // inside: a connection lost mid-answer is retried too
       } catch (error) {
         if (attempt >= retries || !isTransient(error)) throw error;
         await sleep(backoff(attempt));
         continue;
+      } finally {
+        clearTimeout(timer);
       }
       if (response.status === RETRIED_STATUS && attempt < retries) {
         const asked = retryAfter(response.headers.get("retry-after"));
