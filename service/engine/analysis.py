@@ -243,6 +243,23 @@ class Engine:
         """
         board.check_in_progress()
         started = time.perf_counter()
+        result = self._analyse(board, node_budget, control)
+        elapsed = time.perf_counter() - started
+        with self._lock:
+            self._nodes += result.nodes
+            self._searches += 1
+            self._exhausted += result.stopped_by is StopReason.BUDGET
+            self._deadline += result.stopped_by is StopReason.DEADLINE
+        if self.observer is not None:
+            self.observer(result.nodes, elapsed, result.stopped_by)
+        if result.exact:
+            self.answers.put(_answer_key(board), result)
+        return result
+
+    def _analyse(
+        self, board: Board, node_budget: int | None, control: SearchControl | None
+    ) -> Analysis:
+        """One search in the core, turned into an :class:`Analysis`; nothing counted."""
         budget = self.node_budget if node_budget is None else node_budget
         if budget < 1:
             raise ValueError(f"node_budget must be at least 1, got {budget}")
@@ -258,21 +275,9 @@ class Engine:
             control=control,
         )
         marks = board.mark_count
-        moves = [_move_value(marks, *move) for move in found.moves]
-        ranked = rank_moves(moves)
+        ranked = rank_moves(_move_value(marks, *move) for move in found.moves)
         exact = found.stopped_by is None
-        result = Analysis(board, ranked, exact, found.depth, found.stopped_by, found.nodes)
-        elapsed = time.perf_counter() - started
-        with self._lock:
-            self._nodes += found.nodes
-            self._searches += 1
-            self._exhausted += found.stopped_by is StopReason.BUDGET
-            self._deadline += found.stopped_by is StopReason.DEADLINE
-        if self.observer is not None:
-            self.observer(found.nodes, elapsed, found.stopped_by)
-        if exact:
-            self.answers.put(_answer_key(board), result)
-        return result
+        return Analysis(board, ranked, exact, found.depth, found.stopped_by, found.nodes)
 
     def solve_game(self, rows: int = 3, cols: int = 3, k: int | None = None) -> int:
         """Analyse every reachable position of a small game (X first) into the caches.
@@ -287,7 +292,10 @@ class Engine:
             key=lambda b: -b.mark_count,
         )
         for board in in_play:
-            self.search(board, node_budget=max(self.node_budget, 1_000_000))
+            # Not counted as searches: operators watch those for requests.
+            analysis = self._analyse(board, max(self.node_budget, 1_000_000), None)
+            assert analysis.exact, board  # a 3x3 position takes a few hundred nodes
+            self.answers.put(_answer_key(board), analysis)
         return len(in_play)
 
 

