@@ -1707,6 +1707,20 @@ read_bitboard(PyObject *obj, uint64_t *out, const char *what)
     return 0;
 }
 
+/* X's and O's bitboards from Python, checked: disjoint cells of ``shape``. */
+static int
+read_position(const Shape *shape, PyObject *xo, PyObject *oo, uint64_t *x, uint64_t *o)
+{
+    if (read_bitboard(xo, x, "x") < 0 || read_bitboard(oo, o, "o") < 0) {
+        return -1;
+    }
+    if ((*x | *o) & ~shape->full || (*x & *o)) {
+        PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *
 core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
@@ -1729,11 +1743,7 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         return NULL;
     }
     uint64_t x, o;
-    if (read_bitboard(xo, &x, "x") < 0 || read_bitboard(oo, &o, "o") < 0) {
-        return NULL;
-    }
-    if ((x | o) & ~shape->full || (x & o)) {
-        PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+    if (read_position(shape, xo, oo, &x, &o) < 0) {
         return NULL;
     }
     if (outcome_budget < 1 || outcome_budget > distance_budget || distance_budget > budget) {
@@ -1811,11 +1821,7 @@ parse_position(PyObject *args, Shape **shape, Node *n)
         return -1;
     }
     uint64_t x, o;
-    if (read_bitboard(xo, &x, "x") < 0 || read_bitboard(oo, &o, "o") < 0) {
-        return -1;
-    }
-    if ((x | o) & ~(*shape)->full || (x & o)) {
-        PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+    if (read_position(*shape, xo, oo, &x, &o) < 0) {
         return -1;
     }
     root_node(*shape, x, o, x_to_move, n);
@@ -1877,11 +1883,7 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     uint64_t x, o;
-    if (read_bitboard(xo, &x, "x") < 0 || read_bitboard(oo, &o, "o") < 0) {
-        return NULL;
-    }
-    if ((x | o) & ~shape->full || (x & o)) {
-        PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+    if (read_position(shape, xo, oo, &x, &o) < 0) {
         return NULL;
     }
     int limit = shape->cells + 1;

@@ -38,7 +38,7 @@ from service.engine.analysis import Engine, MoveValue
 from service.engine.board import Board, Player
 from service.engine.geometry import MAX_SIDE, MIN_K, MIN_SIDE, Geometry, geometry
 from service.engine.score import Outcome
-from service.engine.search import core_shape
+from service.engine.search import core_shape, to_internal
 
 BOOK_PATH = Path(__file__).with_name("book.json")
 VERSION = 1
@@ -175,24 +175,15 @@ def internal_bounds(move: MoveValue, board: Board) -> tuple[int, int] | None:
     win_now, lose_next = cells - marks, -(cells - marks - 1)
     if move.exact:
         assert isinstance(move.score, int)
-        value = _internal(move.score, marks)
+        value = to_internal(move.score, marks)
         return value, value
     if move.proven is Outcome.WIN:
         assert isinstance(move.score, int)
-        return _internal(move.score, marks), win_now
+        return to_internal(move.score, marks), win_now
     if move.proven is Outcome.LOSS:
         assert isinstance(move.score, int)
-        return lose_next, _internal(move.score, marks)
+        return lose_next, to_internal(move.score, marks)
     return None
-
-
-def _internal(score: int, marks: int) -> int:
-    """The inverse of ``search.to_public``."""
-    if score > 0:
-        return score - marks
-    if score < 0:
-        return score + marks
-    return 0
 
 
 def shapes() -> Iterator[Geometry]:

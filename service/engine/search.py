@@ -82,6 +82,19 @@ def to_public(internal: Value, marks: int) -> Value:
     return internal
 
 
+def to_internal(public: int, marks: int) -> int:
+    """The inverse of :func:`to_public`, for proven (integer) scores.
+
+    >>> to_internal(9, marks=4), to_internal(-9, marks=3), to_internal(0, marks=2)
+    (5, -6, 0)
+    """
+    if public > 0:
+        return public - marks
+    if public < 0:
+        return public + marks
+    return 0
+
+
 @cache  # bounded: at most 5 * 5 * 5 shapes exist
 def core_shape(shape: Geometry) -> _core.Shape:
     return _core.Shape(
