@@ -6,7 +6,8 @@ STOP_NONE: int
 STOP_BUDGET: int
 STOP_DEADLINE: int
 STOP_CANCELLED: int
-ENTRY_BYTES: int
+BUCKET_BYTES: int
+BUCKET_SLOTS: int
 
 class Shape:
     def __init__(

@@ -33,7 +33,8 @@ from service.engine.geometry import Geometry
 Value = int | float
 SearchControl = _core.Control
 Table = _core.Table
-ENTRY_BYTES: int = _core.ENTRY_BYTES
+BUCKET_BYTES: int = _core.BUCKET_BYTES  # the table is made of buckets of
+BUCKET_SLOTS: int = _core.BUCKET_SLOTS  # this many entries
 
 
 class SearchCancelled(Exception):  # noqa: N818 - the caller asked for it

@@ -21,7 +21,7 @@ from service.engine import (
     suggest,
 )
 from service.engine.analysis import DISTANCE_SHARE
-from service.engine.search import ENTRY_BYTES
+from service.engine.search import BUCKET_BYTES, BUCKET_SLOTS
 from tests.engine.oracle import minimax, move_score, reachable
 
 
@@ -211,12 +211,12 @@ def test_estimates_claim_only_what_is_proven(budget: int, truths: list[Analysis]
 def test_exact_answers_do_not_depend_on_what_was_asked_before() -> None:
     boards = [Board.parse(t, k=4) for t in ("X..O/..../..../....", "..../.X../..O./....")]
     fresh = [Engine().analyze(b) for b in boards]
-    busy = Engine(table_bytes=16 * 4 * ENTRY_BYTES)  # 16 buckets of 4 entries
+    busy = Engine(table_bytes=16 * BUCKET_BYTES)  # 16 buckets
     for text in ("." * 25, "X" + "." * 23 + "O", "." * 36):
         busy.analyze(Board.parse(text, k=4), node_budget=3_000)  # estimates, and evictions
     assert [busy.analyze(b) for b in boards] == fresh
     assert busy.stats().positions.evictions > 0
-    assert busy.stats().positions.entries <= 64
+    assert busy.stats().positions.entries <= 16 * BUCKET_SLOTS
 
 
 def test_cache_counts_hits_and_misses(solved: Engine) -> None:
@@ -244,7 +244,7 @@ def test_start_up_solve_covers_the_whole_3x3_game() -> None:
 def test_concurrent_analyses_agree_with_sequential_ones() -> None:
     boards = [b for b in reachable(rows=3, cols=4, k=3) if not b.is_game_over()][:300:7]
     expected = [Engine().analyze(b) for b in boards]
-    shared = Engine(table_bytes=128 * 4 * ENTRY_BYTES)
+    shared = Engine(table_bytes=128 * BUCKET_BYTES)
     results: dict[int, Analysis] = {}
 
     def work(offset: int) -> None:
