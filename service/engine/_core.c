@@ -57,8 +57,7 @@
  * x86-64-v3 (AVX2, BMI1/2, LZCNT: every x86-64 server CPU since 2013-2015)
  * and for the baseline, and the loader picks the one the CPU runs (an ifunc).
  * Measured: +4% node rate in bench/engine.py; the image stays portable. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
-    !defined(TTT_NO_CLONES)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
 #define HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define HOT
@@ -310,6 +309,13 @@ typedef struct {
     atomic_int huge_asked; /* see ask_for_huge_pages() */
 } Table;
 
+/* The bytes of the entries (the mapping also holds the slack that aligns them). */
+static inline size_t
+table_bytes(const Table *t)
+{
+    return (size_t)(t->buckets * BUCKET_BYTES);
+}
+
 static int
 Table_init(Table *self, PyObject *args, PyObject *kwds)
 {
@@ -333,8 +339,7 @@ Table_init(Table *self, PyObject *args, PyObject *kwds)
      * boundary (the slack before it is never touched), so that the table can
      * later sit on huge pages: see ask_for_huge_pages(). */
     size_t bytes = (size_t)(buckets * BUCKET_BYTES);
-    size_t slack = HUGE_PAGE_BYTES;
-    char *mapping = mmap(NULL, bytes + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *mapping = mmap(NULL, bytes + HUGE_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapping == MAP_FAILED) {
         PyErr_NoMemory();
         return -1;
@@ -342,7 +347,7 @@ Table_init(Table *self, PyObject *args, PyObject *kwds)
     char *start =
         (char *)(((uintptr_t)mapping + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
     self->mapping = mapping;
-    self->mapping_bytes = bytes + slack;
+    self->mapping_bytes = bytes + HUGE_PAGE_BYTES;
     self->entries = (Entry *)start;
     atomic_init(&self->huge_asked, bytes < HUGE_PAGE_BYTES); /* too small to gain */
     self->buckets = buckets;
@@ -374,14 +379,14 @@ Table_stats(Table *self, PyObject *Py_UNUSED(ignored))
                          (unsigned long long)atomic_load(&self->filled),
                          (unsigned long long)atomic_load(&self->evictions),
                          (unsigned long long)(self->buckets * BUCKET_SLOTS),
-                         (unsigned long long)(self->buckets * BUCKET_BYTES));
+                         (unsigned long long)table_bytes(self));
 }
 
 static PyObject *
 Table_clear(Table *self, PyObject *Py_UNUSED(ignored))
 {
     /* Only while no search runs: the caller (Engine) holds that guarantee. */
-    memset(self->entries, 0, self->buckets * BUCKET_BYTES);
+    memset(self->entries, 0, table_bytes(self));
     atomic_store(&self->filled, 0);
     Py_RETURN_NONE;
 }
@@ -722,9 +727,8 @@ ask_for_huge_pages(Table *t)
     int expected = 0;
     if (atomic_compare_exchange_strong(&t->huge_asked, &expected, 1)) {
 #ifdef MADV_HUGEPAGE
-        size_t bytes = t->buckets * BUCKET_BYTES;
-        (void)madvise(t->entries, bytes, MADV_HUGEPAGE);
-        (void)madvise(t->entries, bytes, MADV_COLLAPSE);
+        (void)madvise(t->entries, table_bytes(t), MADV_HUGEPAGE);
+        (void)madvise(t->entries, table_bytes(t), MADV_COLLAPSE);
 #endif
     }
 }
@@ -938,6 +942,14 @@ take_cell(FreeCounts *f, lineset through)
     f->free4 ^= borrow2;
 }
 
+/* The lines whose count of free cells is ``count``. */
+static inline lineset
+lines_with(const FreeCounts *f, int count)
+{
+    return (count & 1 ? f->free1 : ~f->free1) & (count & 2 ? f->free2 : ~f->free2) &
+           (count & 4 ? f->free4 : ~f->free4);
+}
+
 static inline int
 lowest_line(lineset set)
 {
@@ -955,26 +967,14 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *coun
     if (++P->steps > P->step_limit || P->count >= PAIRING_MAX) {
         return 0;
     }
-    lineset f1 = counts->free1, f2 = counts->free2, f4 = counts->free4;
-    if (todo & ~f4 & ~f2) {
-        return 0; /* a line with fewer than two free cells cannot hold a pair any more */
+    /* A line with 0 or 1 free cells (no 4s, no 2s) cannot hold a pair any more. */
+    if (todo & ~counts->free4 & ~counts->free2) {
+        return 0;
     }
-    /* The lowest-numbered line among those with the fewest free cells (2 to 7). */
-    lineset fewest = todo & ~f4 & ~f1; /* 2 */
-    if (!fewest) {
-        fewest = todo & ~f4 & f1; /* 3 */
-    }
-    if (!fewest) {
-        fewest = todo & f4 & ~f2 & ~f1; /* 4 */
-    }
-    if (!fewest) {
-        fewest = todo & f4 & ~f2 & f1; /* 5 */
-    }
-    if (!fewest) {
-        fewest = todo & f4 & f2 & ~f1; /* 6 */
-    }
-    if (!fewest) {
-        fewest = todo; /* 7 */
+    /* The lowest-numbered line among those with the fewest free cells. */
+    lineset fewest = todo & lines_with(counts, 2);
+    for (int count = 3; count <= 7 && !fewest; count++) {
+        fewest = todo & lines_with(counts, count);
     }
     int best = lowest_line(fewest);
     uint64_t cells = sh->line[best] & free_cells;
@@ -1006,15 +1006,23 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *coun
 HOT static int
 cannot_win(const Shape *sh, lineset open, uint64_t empty, Pairing *P)
 {
+    /* One pass over the open lines: the groups they lie in, and their free cells. */
+    uint64_t groups = 0;
+    FreeCounts counts = {0, 0, 0};
+    for (int half = 0; half < 2; half++) {
+        for (uint64_t bits = (uint64_t)(open >> (64 * half)); bits; bits &= bits - 1) {
+            int l = 64 * half + __builtin_ctzll(bits);
+            groups |= (uint64_t)1 << sh->group[l];
+            lineset one = (lineset)1 << l;
+            int free_here = __builtin_popcountll(sh->line[l] & empty);
+            counts.free1 |= (free_here & 1) ? one : 0;
+            counts.free2 |= (free_here & 2) ? one : 0;
+            counts.free4 |= (free_here & 4) ? one : 0;
+        }
+    }
     /* Two cells lie in one row, column or diagonal at most, so each of those
      * holding an open line needs a pair of its own: more of them than half the
      * empty cells, and no pairing exists. */
-    uint64_t groups = 0;
-    for (int half = 0; half < 2; half++) {
-        for (uint64_t bits = (uint64_t)(open >> (64 * half)); bits; bits &= bits - 1) {
-            groups |= (uint64_t)1 << sh->group[64 * half + __builtin_ctzll(bits)];
-        }
-    }
     if (2 * __builtin_popcountll(groups) > __builtin_popcountll(empty)) {
         return 0;
     }
@@ -1024,17 +1032,6 @@ cannot_win(const Shape *sh, lineset open, uint64_t empty, Pairing *P)
      * search for it than one near the leaves, where brute force is cheap. */
     P->step_limit = __builtin_popcountll(empty) >= PAIRING_WIDE_EMPTIES ? PAIRING_STEPS : PAIRING_STEPS_NARROW;
     P->count = 0;
-    FreeCounts counts = {0, 0, 0};
-    for (int half = 0; half < 2; half++) {
-        for (uint64_t bits = (uint64_t)(open >> (64 * half)); bits; bits &= bits - 1) {
-            int l = 64 * half + __builtin_ctzll(bits);
-            lineset one = (lineset)1 << l;
-            int free_here = __builtin_popcountll(sh->line[l] & empty);
-            counts.free1 |= (free_here & 1) ? one : 0;
-            counts.free2 |= (free_here & 2) ? one : 0;
-            counts.free4 |= (free_here & 4) ? one : 0;
-        }
-    }
     return pair_cover(P, open, empty, &counts);
 }
 
