@@ -14,8 +14,9 @@ from service.api.solver import Admission
 from service.app import create_app
 from service.engine import SearchControl
 from service.settings import Settings
+from tests.heavy import HARD, heavy
 
-HEAVY = {"board": "X" + "." * 47 + "O"}  # 7x7: far beyond any budget used here
+HEAVY = {"board": HARD}  # 7x7, k=5: tens of millions of nodes to settle
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def test_a_request_may_ask_for_less_time(deep: TestClient) -> None:
 
 
 def test_deadline_answers_are_never_replayed_or_cached(deep: TestClient) -> None:
-    body = {"board": "......./......./...X.../......./...O.../......./......."}
+    body = heavy()
     before = searches(deep)
     for _ in range(3):
         answer = deep.post("/v1/move", json={**body, "time_limit_ms": 20}).json()
@@ -134,7 +135,7 @@ def test_a_search_sees_its_deadline_moved_while_it_runs() -> None:
             control.shorten(started)
         return time.monotonic() - started
 
-    board = Board.parse("." * 49)
+    board = Board.parse(HARD)
     assert anyio.run(main) < 1
 
 

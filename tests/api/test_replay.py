@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 from service.app import create_app
 from service.settings import Settings
+from tests.heavy import heavy
 
 
 def _hits(client: TestClient) -> int:
@@ -34,7 +35,7 @@ def test_a_repeated_move_is_replayed_byte_for_byte() -> None:
 def test_only_deterministic_exact_answers_are_kept() -> None:
     with TestClient(create_app(Settings(node_budget=500))) as client:
         random_move = {"board": "X...O....", "difficulty": "easy"}  # fresh randomness
-        estimate = {"board": "." * 49}  # not exact within 500 nodes
+        estimate = heavy()  # not exact within 500 nodes
         for body in (random_move, random_move, estimate, estimate):
             assert client.post("/v1/move", json=body).status_code == 200
         assert client.post("/v1/analysis", json=estimate).json()["exact"] is False

@@ -38,9 +38,12 @@ def start(
     first: str = "you",
     difficulty: str = "perfect",
     hints: bool = False,
+    k: int | None = None,
 ) -> None:
     page.select_option("#setup [name=rows]", str(rows))
     page.select_option("#setup [name=cols]", str(cols))
+    if k is not None:
+        page.select_option("#setup [name=k]", str(k))
     page.select_option("#setup [name=human]", human)
     page.select_option("#setup [name=first]", first)
     page.select_option("#setup [name=difficulty]", difficulty)
@@ -159,9 +162,12 @@ def test_hints_show_the_analysis_of_every_empty_cell(page: Page, base_url: str) 
 
 
 def test_estimates_are_marked_as_such(page: Page) -> None:
-    """7x7 (k=5) from the empty board is beyond the budget for some moves: their
-    values are estimates, marked as such."""
-    start(page, rows=7, cols=7)
+    """7x7 with k=4 after a move each is beyond the budget for some moves (the
+    empty board is in the book): their values are estimates, marked as such."""
+    start(page, rows=7, cols=7, k=4)
+    cell(page, 24).click()
+    settle(page)
+    assert position(page).count("O") == 1  # the engine answered
     with page.expect_response("**/v1/analysis") as response:
         page.check("#hints")
     settle(page)

@@ -1,6 +1,6 @@
 """The search's knowledge, checked rather than trusted: pairing certificates are
-replayed against every reply, and wins by continuous threats against the
-reference solver."""
+replayed against every reply, and wins by continuous threats and the zone
+search's proofs (who can force a win) against the reference solver."""
 
 from __future__ import annotations
 
@@ -108,3 +108,49 @@ def test_continuous_threats_find_a_win_beyond_a_fixed_depth() -> None:
     board = Board.parse("......./......./..XXX../......./..OO.O./......./.......")
     value = _core.threat_win(core_shape(board.shape), board.x, board.o, True)
     assert value > 0
+
+
+def can_win(board: Board, attacker: Player, nodes: int = 10**7) -> bool | None:
+    """The zone search's answer: whether ``attacker`` can force a win; None: unknown."""
+    table = _core.Table(1 << 20)
+    found, _ = _core.can_win(
+        core_shape(board.shape),
+        table,
+        board.x,
+        board.o,
+        board.side_to_move is Player.X,
+        attacker is Player.X,
+        nodes,
+    )
+    return found
+
+
+@settings(max_examples=400)
+@given(positions(max_empties=11), st.sampled_from(Player), st.booleans())
+def test_every_zone_proof_agrees_with_the_reference(
+    board: Board, attacker: Player, passed: bool
+) -> None:
+    """Both answers, for either side as the attacker, and also with the side to
+    move passing (the analysis proves "the opponent cannot win after any move"
+    on that position)."""
+    if passed:
+        board = Board(board.shape, board.x, board.o, board.side_to_move.other)
+        assume(not board.is_game_over())
+    found = can_win(board, attacker)
+    assert found is not None, board  # 10 million nodes settle any of these
+    truth = minimax(board)
+    assert found == (truth > 0 if attacker is board.side_to_move else truth < 0), (board, truth)
+
+
+def test_the_zone_search_proves_that_nobody_wins_7x7_with_five_in_a_row() -> None:
+    """(7,7,5) is a draw (Hsu et al., 2020): neither side can force a win."""
+    empty = Board.parse("......./......./......./......./......./......./.......", k=5)
+    assert can_win(empty, Player.X) is False
+    assert can_win(empty, Player.O) is False
+
+
+def test_the_zone_search_finds_a_forced_win() -> None:
+    """6x5, k=4: a first-player win (Charatsidis 2017), and a quick one once X
+    holds the centre of a row."""
+    board = Board.parse("....../....../..XX../....../.O....", k=4)
+    assert can_win(board, Player.X) is True

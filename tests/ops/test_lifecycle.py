@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from service.__main__ import Server
 from service.app import create_app
 from service.settings import Settings
+from tests.heavy import heavy
 from tests.server import running_server
 
 pytestmark = pytest.mark.server
@@ -45,21 +46,14 @@ def test_sigterm_drains_requests_in_flight(tmp_path: Path) -> None:
         "TTT_SEARCH_THREADS": "2",
         "TTT_GRACEFUL_TIMEOUT_SECONDS": "20",
     }
-    boards = [
-        "X" + "." * 47 + "O",
-        ".X" + "." * 46 + "O",
-        "..X" + "." * 45 + "O",
-        "O" + "." * 47 + "X",
-        "...X" + "." * 44 + "O",
-        "....X" + "." * 43 + "O",
-    ]
+    boards = [heavy(i) for i in range(6)]
     results: list[int | str] = []
     finished: list[float] = []
     with running_server(tmp_path, **settings) as server:
 
-        def ask(board: str) -> None:
+        def ask(board: dict[str, object]) -> None:
             try:
-                answer = httpx.post(server.url + "/v1/analysis", json={"board": board}, timeout=60)
+                answer = httpx.post(server.url + "/v1/analysis", json=board, timeout=60)
                 results.append(answer.status_code)
                 finished.append(time.monotonic())
             except httpx.HTTPError as error:
@@ -112,15 +106,13 @@ def test_sigterm_with_searches_longer_than_the_grace_period_drops_none(tmp_path:
         "TTT_SEARCH_QUEUE": "12",
         "TTT_GRACEFUL_TIMEOUT_SECONDS": "6",
     }
-    boards = ["." * i + "X" + "." * (47 - i) + "O" for i in range(12)]
+    boards = [heavy(i) for i in range(12)]
     answers: list[tuple[int, dict[str, object]] | str] = []
     with running_server(tmp_path, **settings) as server:
 
-        def ask(board: str) -> None:
+        def ask(board: dict[str, object]) -> None:
             try:
-                response = httpx.post(
-                    server.url + "/v1/analysis", json={"board": board}, timeout=60
-                )
+                response = httpx.post(server.url + "/v1/analysis", json=board, timeout=60)
                 answers.append((response.status_code, response.json()))
             except httpx.HTTPError as error:
                 answers.append(repr(error))

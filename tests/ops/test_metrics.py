@@ -8,6 +8,7 @@ import subprocess
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.heavy import heavy
 from tests.ops.promtool import promtool
 
 
@@ -15,7 +16,7 @@ from tests.ops.promtool import promtool
 def scrape(client: TestClient) -> str:
     client.post("/v1/move", json={"board": "X...O...."})
     client.post("/v1/move", json={"board": "X...O....", "difficulty": "easy", "seed": 1})
-    client.post("/v1/analysis", json={"board": "." * 49})  # 7x7 k=5: beyond the budget
+    client.post("/v1/analysis", json=heavy())  # beyond the budget
     client.post("/v1/batch", json={"requests": [{"board": "........."}] * 3})
     for junk in ("/nope", "/wp-admin", "/a/b/c", "/v1/move/extra"):
         client.get(junk)
