@@ -1344,8 +1344,8 @@ pair_cells(const Pairing *P)
 }
 
 
-static int
-nowin(Search *S, const Node *n, int attacker_moves, int depth, uint64_t *zone)
+HOT static int
+nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired, uint64_t *zone)
 {
     const Shape *sh = S->sh;
     if (count_node(S)) {
@@ -1394,7 +1394,8 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, uint64_t *zone)
     /* A position seen before, at a shallower depth, had no pairing then
      * either: the search for one is most of nowin()'s time. */
     Pairing pairing;
-    if (!seen && cannot_win(sh, att_open, empty, 1, &pairing)) {
+    int pair_here = !seen && !parent_paired;
+    if (pair_here && cannot_win(sh, att_open, empty, 1, &pairing)) {
         *zone = pair_cells(&pairing);
         return NW_NOWIN;
     }
@@ -1445,7 +1446,8 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, uint64_t *zone)
             play(sh, n, cell, &child);
             uint64_t below;
             /* A forced move costs no depth: the answer to a threat is no choice. */
-            int r = nowin(S, &child, !attacker_moves, depth - (forced ? 0 : 1), &below);
+            int r = nowin(S, &child, !attacker_moves, depth - (forced ? 0 : 1),
+                          attacker_moves && pair_here, &below);
             if (S->stop) {
                 return NW_UNKNOWN;
             }
@@ -1536,7 +1538,7 @@ prove_nowin(Search *S, const Node *n, int attacker_moves, uint64_t allowance)
     uint64_t zone;
     int empties = S->sh->cells - n->marks;
     for (int depth = 1; depth <= empties && result == NW_UNKNOWN && !S->stop; depth++) {
-        result = nowin(S, n, attacker_moves, depth, &zone);
+        result = nowin(S, n, attacker_moves, depth, 0, &zone);
     }
     unallow(S, limit);
     return result;

@@ -70,7 +70,7 @@ def test_exact_answers_stopped_by_nothing(deep: TestClient) -> None:
 
 def test_a_batch_has_one_deadline_for_all_its_searches() -> None:
     settings = Settings(node_budget=100_000_000, batch_node_budget=10**9, batch_deadline_ms=500)
-    boards = [{"board": "." * i + "X" + "." * (47 - i) + "O"} for i in range(6)]
+    boards = [heavy(i) for i in range(6)]
     with TestClient(create_app(settings)) as client:
         results = client.post("/v1/batch", json={"requests": boards}).json()["results"]
     # Six searches that each want far more than 0.5 s: the one deadline cut them all.

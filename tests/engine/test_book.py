@@ -11,8 +11,8 @@ from service.engine.book import BOOK_PATH, Book, BookEntry, load, prove, shapes
 # Entries whose proof took at most this many nodes are proved again by the tests.
 CHEAP = 2_000_000
 # Empty boards (both orientations of 55 shapes: 95 boards) whose outcome the
-# shipped book proves; docs/performance.md lists the others.
-PROVEN_EMPTY_BOARDS = 94  # all but 7x7 k=5 (docs/performance.md)
+# shipped book proves: all of them.
+PROVEN_EMPTY_BOARDS = 95
 
 
 @pytest.fixture(scope="module")

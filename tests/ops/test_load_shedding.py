@@ -17,10 +17,11 @@ from fastapi.testclient import TestClient
 from service.app import create_app
 from service.engine import Board
 from service.settings import Settings
+from tests.heavy import heavy
 from tests.server import running_server
 
 pytestmark = pytest.mark.server
-BIG = ["." * i + "X" + "." * (47 - i) + "O" for i in range(0, 40, 3)]
+BIG = [heavy(i) for i in range(0, 40, 3)]
 
 
 def test_a_full_search_queue_answers_503_with_retry_after(tmp_path: Path) -> None:
@@ -36,8 +37,8 @@ def test_a_full_search_queue_answers_503_with_retry_after(tmp_path: Path) -> Non
     retry_after: list[str] = []
     with running_server(tmp_path, **settings) as server:
 
-        def ask(board: str) -> None:
-            response = httpx.post(server.url + "/v1/analysis", json={"board": board}, timeout=60)
+        def ask(board: dict[str, object]) -> None:
+            response = httpx.post(server.url + "/v1/analysis", json=board, timeout=60)
             statuses.append(response.status_code)
             if response.status_code == 503:
                 retry_after.append(response.headers.get("retry-after", ""))
@@ -55,11 +56,11 @@ def test_a_full_search_queue_answers_503_with_retry_after(tmp_path: Path) -> Non
 
 
 def test_a_search_stops_when_its_client_leaves(tmp_path: Path) -> None:
-    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": "5000000"}
+    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": "100000000"}
     with running_server(tmp_path, **settings) as server:
         for board in BIG[:3]:  # each alone would search for well over a minute
             with pytest.raises(httpx.ReadTimeout):
-                httpx.post(server.url + "/v1/analysis", json={"board": board}, timeout=0.3)
+                httpx.post(server.url + "/v1/analysis", json=board, timeout=0.3)
         started = time.monotonic()
         small = httpx.post(
             server.url + "/v1/analysis", json={"board": "XO../..../..../...."}, timeout=60
@@ -76,11 +77,11 @@ def test_a_client_that_leaves_is_counted_as_499_without_a_traceback(tmp_path: Pa
     bodies: one read by the route (a batch), one by the guard before routing (a move,
     whose answer could be replayed), which therefore has no route label.
     """
-    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": "5000000", "TTT_LOG_LEVEL": "info"}
-    board_7x7 = "." * 24 + "X" + "." * 23 + "O"
+    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": "100000000", "TTT_LOG_LEVEL": "info"}
+    board_7x7 = heavy(24)
     with running_server(tmp_path, **settings) as server:
         with pytest.raises(httpx.ReadTimeout):  # the client gives up mid-search and leaves
-            httpx.post(server.url + "/v1/analysis", json={"board": board_7x7}, timeout=0.5)
+            httpx.post(server.url + "/v1/analysis", json=board_7x7, timeout=0.5)
         port = int(server.url.rsplit(":", 1)[1])
         for path in (b"/v1/batch", b"/v1/move"):
             with socket.create_connection(("127.0.0.1", port)) as sock:  # leaves mid-body
