@@ -212,8 +212,9 @@ class AnalysisAnswer(BaseModel):
     score: float = Field(description="The best move's score for the side to move.")
     outcome: OutcomeName | None = Field(
         description="The position's proven result for the side to move, distance known or not: "
-        "'win' when any move is a proven win, otherwise set only when every move's result is "
-        "proven."
+        "'win' when any move is a proven win; 'draw' when a move is a proven draw and the side "
+        "to move is proven unable to win with any other (their values may still be estimates, "
+        "below 0); 'loss' when every move is a proven loss; otherwise null."
     )
     plies: int | None = Field(
         description="Plies to the end under best play, when that distance is proven; null "

@@ -1302,6 +1302,9 @@ solve(Search *S, const Node *n, int alpha, int beta)
  * Where a proof leans on something extra attacker marks could change (a
  * forced block, a defender's immediate win), its zone is every empty cell. */
 enum { NW_UNKNOWN = -1, NW_WIN = 0, NW_NOWIN = 1 };
+#ifndef DRAW_TRIES
+#define DRAW_TRIES 3
+#endif
 #ifndef ROUND_FIRST
 #define ROUND_FIRST 4000
 #endif
@@ -1309,7 +1312,7 @@ enum { NW_UNKNOWN = -1, NW_WIN = 0, NW_NOWIN = 1 };
  * hundred nodes, and nowin()'s tables would cost more than they save (the
  * start-up solve of 3x3 took 0.20 s with them, 0.11 s without). */
 #ifndef NOWIN_MIN_EMPTIES
-#define NOWIN_MIN_EMPTIES 17
+#define NOWIN_MIN_EMPTIES 10
 #endif
 
 typedef struct ZoneEntry {
@@ -1714,6 +1717,7 @@ typedef struct {
     int cell;
     int rep;       /* index of the move whose child is this child up to symmetry */
     int exact;     /* 1 when value is proven exactly */
+    int no_win;    /* the mover is proven unable to win after this move */
     int proven;    /* +1 a proven win (value is a lower bound), -1 a proven loss
                       (value is an upper bound), 0 nothing proven beyond ``exact`` */
     double value;  /* internal (mark-counted) value for the mover */
@@ -1903,6 +1907,7 @@ settle_move(Search *S, const Node *child, int use_nowin, int mover_cannot_win, i
         m->proven = 1;
         return 1;
     }
+    m->no_win |= mine == NW_NOWIN;
     /* An opponent that wins even after a pass is strong: its wins are for
      * solve(), which finds them sooner than nowin(). */
     if (mine == NW_NOWIN && opponent != NW_WIN) {
@@ -1972,6 +1977,7 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
         moves[i].rep = rep;
         moves[i].exact = 0;
         moves[i].proven = 0;
+        moves[i].no_win = 0;
         moves[i].value = 0;
         moves[i].line[0] = order[i]; /* every line starts with its move */
         moves[i].line_length = 1;
@@ -2027,6 +2033,30 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
     int open_moves = 0;
     for (int r = 0; r < nreps; r++) {
         open_moves += !moves[reps[r]].exact;
+    }
+    for (int r = 0; r < nreps && mover_cannot_win; r++) {
+        moves[reps[r]].no_win = 1;
+    }
+    /* Where the mover cannot win, one move proven a draw proves the position
+     * a draw: the likeliest moves first get a quarter of what is left each,
+     * until one is. */
+    for (int r = 0, tries = 0; mover_cannot_win && r < nreps && tries < DRAW_TRIES && !S->stop; r++) {
+        RootMove *m = &moves[reps[r]];
+        if (m->exact && m->value == 0) {
+            break;
+        }
+        if (m->exact || m->proven) {
+            continue;
+        }
+        play(sh, root, m->cell, &child);
+        /* (nowin() for the opponent too, strong or not: a draw is its proof.) */
+        int strong = opponent == NW_WIN ? NW_UNKNOWN : opponent;
+        open_moves -= settle_move(S, &child, use_nowin, mover_cannot_win, strong,
+                                  (S->limit - S->nodes) / 4, m);
+        tries++;
+        if (m->exact) {
+            break;
+        }
     }
     uint64_t allowance = use_nowin ? ROUND_FIRST : outcome_budget; /* small: one round */
     while (open_moves && !deadline_hit && !cancelled && !S->stop) {
@@ -2096,7 +2126,9 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
             for (int r = 0; r < nreps; r++) {
                 RootMove *m = &moves[reps[r]];
                 if (!m->exact && !m->proven) {
-                    m->value = values[r];
+                    /* A move proven not to win is at best a draw: its estimate
+                     * is squashed into (-0.9, 0), below the draws, in order. */
+                    m->value = m->no_win && fabs(values[r]) < 1 ? (values[r] - 0.9) / 2 : values[r];
                     settled &= fabs(values[r]) >= 1;
                 }
             }
@@ -2148,6 +2180,7 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
         moves[i].value = rep->value;
         moves[i].exact = rep->exact;
         moves[i].proven = rep->proven;
+        moves[i].no_win = rep->no_win;
         if (i != moves[i].rep) {
             /* A symmetric image: the continuation is the representative's,
              * mapped through the symmetry that takes its child to this one. */
@@ -2280,14 +2313,16 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
             PyTuple_SET_ITEM(line, j, PyLong_FromLong(moves[i].line[j]));
         }
         if (moves[i].exact) {
-            item = Py_BuildValue("(iiOiN)", moves[i].cell, (int)moves[i].value, Py_True, 0, line);
+            item = Py_BuildValue("(iiOiNO)", moves[i].cell, (int)moves[i].value, Py_True, 0, line,
+                                 Py_False);
         }
         else if (moves[i].proven) {
-            item = Py_BuildValue("(iiOiN)", moves[i].cell, (int)moves[i].value, Py_False,
-                                 moves[i].proven, line);
+            item = Py_BuildValue("(iiOiNO)", moves[i].cell, (int)moves[i].value, Py_False,
+                                 moves[i].proven, line, Py_False);
         }
         else {
-            item = Py_BuildValue("(idOiN)", moves[i].cell, moves[i].value, Py_False, 0, line);
+            item = Py_BuildValue("(idOiNO)", moves[i].cell, moves[i].value, Py_False, 0, line,
+                                 moves[i].no_win ? Py_True : Py_False);
         }
         if (item == NULL) {
             Py_DECREF(list);
@@ -2430,7 +2465,8 @@ core_can_win(PyObject *Py_UNUSED(module), PyObject *args)
 static PyMethodDef core_methods[] = {
     {"analyze", (PyCFunction)(void (*)(void))core_analyze, METH_VARARGS | METH_KEYWORDS,
      "analyze(shape, table, x, o, x_to_move, budget, outcome_budget, distance_budget,\n"
-     "        control=None) -> ([(cell, value, exact, proven, line), ...], nodes, depth, stop)\n\n"
+     "        control=None) -> ([(cell, value, exact, proven, line, no_win), ...], nodes, depth,\n"
+     "        stop)\n\n"
      "Every legal move's internal value, searched with the GIL released."},
     {"store", (PyCFunction)core_store, METH_VARARGS,
      "store(shape, table, x, o, x_to_move, lower, upper): record proven bounds of a\n"

@@ -49,13 +49,15 @@ class MoveValue:
 
     ``exact``: the score is proven. ``proven``: the outcome is proven although
     the score is not (a win or loss whose distance is unknown; its score is
-    then the least its proof guarantees, see ``score.py``).
+    then the least its proof guarantees, see ``score.py``). ``no_win``: an
+    estimate of a move proven not to win (a draw or a loss, not known which).
     """
 
     cell: int
     score: Score
     exact: bool
     proven: Outcome | None = None
+    no_win: bool = False
     # The move and its expected continuation (see CoreResult); one best line of
     # several, so it takes no part in comparisons.
     line: tuple[int, ...] = field(default=(), compare=False, repr=False)
@@ -106,14 +108,17 @@ class Analysis:
     @property
     def outcome(self) -> Outcome | None:
         """The position's proven result with best play, distance known or not: a
-        win when any move is a proven win, otherwise the best result when every
-        move's result is proven, otherwise None (an unproven move might win)."""
+        win when any move is a proven win; a draw when some move is a proven
+        draw and every other is proven not to win; a loss when every move is a
+        proven loss; otherwise None (an unproven move might do better)."""
         outcomes = [move_outcome(m) for m in self.moves]
         if Outcome.WIN in outcomes:
             return Outcome.WIN
-        if None in outcomes:
+        if any(o is None and not m.no_win for m, o in zip(self.moves, outcomes, strict=True)):
             return None
-        return Outcome.DRAW if Outcome.DRAW in outcomes else Outcome.LOSS
+        if Outcome.DRAW in outcomes:
+            return Outcome.DRAW
+        return None if None in outcomes else Outcome.LOSS
 
     @property
     def plies(self) -> int | None:
@@ -317,7 +322,13 @@ def _reachable(shape: Geometry) -> list[Board]:
 
 
 def _move_value(
-    marks: int, cell: int, value: Score, exact: bool, proven: int, line: tuple[int, ...]
+    marks: int,
+    cell: int,
+    value: Score,
+    exact: bool,
+    proven: int,
+    line: tuple[int, ...],
+    no_win: bool,
 ) -> MoveValue:
     if exact:
         return MoveValue(cell, to_public(int(value), marks), True, line=line)
@@ -325,8 +336,8 @@ def _move_value(
         # The proof's bound, as a public score: see unknown distances in score.py.
         bound = to_public(int(value), marks)
         outcome = Outcome.WIN if proven > 0 else Outcome.LOSS
-        return MoveValue(cell, bound, False, outcome, line)
-    return MoveValue(cell, _as_estimate(value), False, line=line)
+        return MoveValue(cell, bound, False, outcome, line=line)
+    return MoveValue(cell, _as_estimate(value), False, no_win=no_win, line=line)
 
 
 # An unconfirmed win or loss stays an estimate: strongly for one side, but

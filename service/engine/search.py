@@ -53,17 +53,19 @@ _STOPS = {_core.STOP_BUDGET: StopReason.BUDGET, _core.STOP_DEADLINE: StopReason.
 
 @dataclass(frozen=True, slots=True)
 class CoreResult:
-    """One root analysis: ``(cell, internal value, exact, proven, line)`` per legal
-    move, in the core's move order, the nodes visited, the depth reached, and why
-    it stopped (None when every value is proven exactly).
+    """One root analysis: ``(cell, internal value, exact, proven, line, no_win)``
+    per legal move, in the core's move order, the nodes visited, the depth
+    reached, and why it stopped (None when every value is proven exactly).
 
     ``proven`` is 1 for a win proven without its distance (``value`` is then a
     proven lower bound), -1 for such a loss (an upper bound), else 0. ``line``
     is the move and its expected continuation: for a proven win or loss of known
     distance, down to the winning move; otherwise as far as the table knows it.
+    ``no_win``, on an estimate, says the mover is proven unable to win after the
+    move (a draw or a loss, not known which; the estimate is below 0).
     """
 
-    moves: tuple[tuple[int, Value, bool, int, tuple[int, ...]], ...]
+    moves: tuple[tuple[int, Value, bool, int, tuple[int, ...], bool], ...]
     nodes: int
     depth: int
     stopped_by: StopReason | None

@@ -12,6 +12,7 @@ from openapi_spec_validator import validate
 from service.app import create_app
 from service.engine import Board, Player, Status
 from service.settings import Settings
+from tests.heavy import HARD
 
 MOVE_FIELDS = {
     "move",
@@ -83,11 +84,9 @@ def test_larger_boards(client: TestClient) -> None:
     answer = client.post("/v1/move", json={"board": "................", "k": 3}).json()
     assert answer["exact"] and answer["outcome"] == "win" and answer["rows"] == 4
     assert answer["board_after"].count("/") == 3
-    # 7x7, k=5, O to move: a draw that takes millions of nodes to prove.
-    hard = "......./......./...X.../......O/.....X./......./......."
-    estimate = client.post("/v1/analysis", json={"board": hard}).json()
+    estimate = client.post("/v1/analysis", json={"board": HARD}).json()
     assert estimate["exact"] is False and estimate["outcome"] is None
-    assert estimate["depth"] >= 1 and len(estimate["moves"]) == 46
+    assert estimate["depth"] >= 1 and len(estimate["moves"]) == 47
 
 
 def test_analysis_lists_every_move_best_first(client: TestClient) -> None:

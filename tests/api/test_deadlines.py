@@ -16,7 +16,7 @@ from service.engine import SearchControl
 from service.settings import Settings
 from tests.heavy import HARD, heavy
 
-HEAVY = {"board": HARD}  # 7x7, k=5: tens of millions of nodes to settle
+HEAVY = {"board": HARD}  # 7x7, k=5: millions of nodes to settle
 
 
 @pytest.fixture(scope="module")

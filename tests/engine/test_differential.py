@@ -113,6 +113,24 @@ def test_at_any_budget_what_is_marked_exact_is_exact(board: Board, budget: int) 
         assert analysis.plies is None or best.exact
 
 
+@settings(max_examples=250)
+@given(positions(sides=(4, 5), max_empties=12, ks=(3, 4)), st.integers(1, 600))
+def test_at_any_budget_the_outcome_proofs_hold(board: Board, budget: int) -> None:
+    """Positions with 10 or more empty cells, where the root first proves which
+    side cannot win: a move marked as unable to win is a draw or a loss, and a
+    position's outcome, when given, is the reference's, whatever the budget."""
+    assume(board.shape.cells - board.mark_count >= 10)
+    expected = move_scores(board)
+    analysis = Engine(table_bytes=1 << 16).analyze(board, node_budget=budget)
+    for move in analysis.moves:
+        if move.no_win:
+            assert not move.exact and expected[move.cell] <= 0, (board, budget, move)
+            assert -1 < move.score < 0, (board, budget, move)  # below every draw
+    best = max(expected.values())
+    truth = Outcome.WIN if best > 0 else Outcome.LOSS if best < 0 else Outcome.DRAW
+    assert analysis.outcome in (None, truth), (board, budget, analysis.outcome, truth)
+
+
 def line_completions(board: Board, player: Player) -> set[int]:
     """Empty cells that would complete a line for ``player``, found cell by cell."""
     found = set()

@@ -164,7 +164,7 @@ export interface components {
             score: number;
             /**
              * Outcome
-             * @description The position's proven result for the side to move, distance known or not: 'win' when any move is a proven win, otherwise set only when every move's result is proven.
+             * @description The position's proven result for the side to move, distance known or not: 'win' when any move is a proven win; 'draw' when a move is a proven draw and the side to move is proven unable to win with any other (their values may still be estimates, below 0); 'loss' when every move is a proven loss; otherwise null.
              */
             outcome: ("win" | "draw" | "loss") | null;
             /**
