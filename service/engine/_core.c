@@ -20,7 +20,8 @@
  *
  * The shared table (Table) holds, per position class under the board's
  * symmetries, a proven lower and upper bound and the best move found. Only
- * solve() writes to it, so only proven bounds outlive a request. It has a
+ * solve() and nowin() write to it, both proven bounds only, so only proven
+ * bounds outlive a request. It has a
  * fixed size in bytes, split into buckets of three 21-byte entries, one
  * 64-byte cache line each, on huge pages once it is in use; a bucket is found
  * by a hash of the canonical position and guarded by one of a fixed set of
@@ -990,43 +991,44 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *coun
     /* The pairs of the line's free cells, those covering the most lines first:
      * fewer pairs, found sooner, and a smaller zone for nowin(). */
     uint8_t pa[21], pb[21];
+    lineset pc[21];
     int pk[21], np = 0;
     for (uint64_t first = cells; first; first &= first - 1) {
         int a = __builtin_ctzll(first);
         for (uint64_t second = first & (first - 1); second; second &= second - 1) {
             int b = __builtin_ctzll(second);
-            lineset c = sh->through_mask[a] & sh->through_mask[b] & todo;
-            int key = __builtin_popcountll((uint64_t)c) + __builtin_popcountll((uint64_t)(c >> 64));
+            lineset covered = sh->through_mask[a] & sh->through_mask[b] & todo;
+            int key = __builtin_popcountll((uint64_t)covered) +
+                      __builtin_popcountll((uint64_t)(covered >> 64));
             int j = np++;
             while (j > 0 && pk[j - 1] < key) {
                 pa[j] = pa[j - 1];
                 pb[j] = pb[j - 1];
+                pc[j] = pc[j - 1];
                 pk[j] = pk[j - 1];
                 j--;
             }
             pa[j] = (uint8_t)a;
             pb[j] = (uint8_t)b;
+            pc[j] = covered;
             pk[j] = key;
         }
     }
     for (int i = 0; i < np; i++) {
-        {
-            int a = pa[i], b = pb[i];
-            lineset covered = sh->through_mask[a] & sh->through_mask[b] & todo;
-            P->a[P->count] = (uint8_t)a;
-            P->b[P->count] = (uint8_t)b;
-            P->count++;
-            uint64_t rest = free_cells & ~((uint64_t)1 << a) & ~((uint64_t)1 << b);
-            FreeCounts after = *counts;
-            take_cell(&after, sh->through_mask[a]);
-            take_cell(&after, sh->through_mask[b]);
-            if (pair_cover(P, todo & ~covered, rest, &after)) {
-                return 1;
-            }
-            P->count--;
-            if (P->steps > P->step_limit) {
-                return 0;
-            }
+        int a = pa[i], b = pb[i];
+        P->a[P->count] = (uint8_t)a;
+        P->b[P->count] = (uint8_t)b;
+        P->count++;
+        uint64_t rest = free_cells & ~((uint64_t)1 << a) & ~((uint64_t)1 << b);
+        FreeCounts after = *counts;
+        take_cell(&after, sh->through_mask[a]);
+        take_cell(&after, sh->through_mask[b]);
+        if (pair_cover(P, todo & ~pc[i], rest, &after)) {
+            return 1;
+        }
+        P->count--;
+        if (P->steps > P->step_limit) {
+            return 0;
         }
     }
     return 0;
@@ -1349,7 +1351,6 @@ pair_cells(const Pairing *P)
     return cells;
 }
 
-
 HOT static int
 nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired, uint64_t *zone)
 {
@@ -1397,8 +1398,10 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
             return NW_UNKNOWN;
         }
     }
-    /* A position seen before, at a shallower depth, had no pairing then
-     * either: the search for one is most of nowin()'s time. */
+    /* The search for a pairing is most of nowin()'s time, and two cases
+     * already know it fails: a position seen before at a shallower depth, and
+     * a defender node whose parent failed (same open lines, one free cell
+     * fewer). */
     Pairing pairing;
     int pair_here = !seen && !parent_paired;
     if (pair_here && cannot_win(sh, att_open, empty, 1, &pairing)) {
@@ -1879,16 +1882,6 @@ phase_stopped(Search *S, int *deadline_hit, int *cancelled)
     return *deadline_hit || *cancelled;
 }
 
-/* Fill ``moves`` (one per empty cell) and return the depth reached and why the
- * search stopped (STOP_NONE when every value is proven exactly). The phases,
- * each with what is left of the budget up to its share:
- *   1. tactics (no budget): immediate wins, and the losses beside a forced block;
- *   2. the outcome of every move, with a window of width one around the draw
- *      (a draw found there is exact; a win or loss may lack its distance);
- *   3. the exact distance of the proven wins and losses;
- *   4. estimates, by iterative deepening, of what is still unknown (depth 1
- *      always completes, whatever the budget or the deadline), and a check of
- *      the wins and losses they found. */
 /* Settle one root move's outcome with at most ``allowance`` nodes: can the
  * mover win after it, can the opponent (nowin(), where ``use_nowin``)?
  * Neither is a draw; what they leave open goes to solve().
@@ -1947,6 +1940,17 @@ settle_move(Search *S, const Node *child, int use_nowin, int mover_cannot_win, i
     return 1;
 }
 
+/* Fill ``moves`` (one per empty cell) and return the depth reached and why the
+ * search stopped (STOP_NONE when every value is proven exactly). The phases,
+ * each with what is left of the budget up to its share:
+ *   1. tactics (no budget): immediate wins, and the losses beside a forced block;
+ *   2. the outcome of every move, by nowin() and then alpha-beta in a window
+ *      of width one around the draw (a draw found there is exact; a win or
+ *      loss may lack its distance);
+ *   3. the exact distance of the proven wins and losses;
+ *   4. estimates, by iterative deepening, of what is still unknown (depth 1
+ *      always completes, whatever the budget or the deadline), and a check of
+ *      the wins and losses they found. */
 static RootResult
 analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budget,
              uint64_t distance_budget, RootMove *moves, int *count)
@@ -2026,10 +2030,6 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
             opponent = prove_nowin(S, &passed, 1, (S->limit - S->nodes) / 2);
         }
     }
-    /* Then each move in rounds, with an allowance that grows fourfold from
-     * round to round: easy moves settle in the first, and the hard ones share
-     * what is left, none starving the others (a draw among losses needs its
-     * proof as much as a win does). */
     int open_moves = 0;
     for (int r = 0; r < nreps; r++) {
         open_moves += !moves[reps[r]].exact;
@@ -2058,11 +2058,15 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
             break;
         }
     }
+    /* Then each move in rounds, with an allowance that grows fourfold from
+     * round to round: easy moves settle in the first, and the hard ones share
+     * what is left, none starving the others (a draw among losses needs its
+     * proof as much as a win does). */
     uint64_t allowance = use_nowin ? ROUND_FIRST : outcome_budget; /* small: one round */
     while (open_moves && !deadline_hit && !cancelled && !S->stop) {
         for (int r = 0; r < nreps && !S->stop; r++) {
             RootMove *m = &moves[reps[r]];
-            if (m->exact || (m->proven && m->value != 0)) {
+            if (m->exact || m->proven) {
                 continue;
             }
             play(sh, root, m->cell, &child);
@@ -2425,7 +2429,6 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
     tt_store(&S, key0, key1, lower, upper, 0, UINT64_MAX, 0);
     Py_RETURN_NONE;
 }
-
 
 static PyObject *
 core_can_win(PyObject *Py_UNUSED(module), PyObject *args)
