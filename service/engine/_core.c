@@ -94,7 +94,9 @@ typedef struct {
     lineset through_mask[MAX_CELLS];
     uint8_t perm[MAX_SYMS][MAX_CELLS];
     uint8_t inverse[MAX_SYMS][MAX_CELLS];
+    uint64_t image[MAX_CELLS][MAX_SYMS]; /* a cell's bit seen through each symmetry; 0 past nsyms */
     uint8_t order[MAX_CELLS];
+    uint8_t rank[MAX_CELLS]; /* a cell's place in order */
 } Shape;
 
 static int
@@ -235,6 +237,7 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->nsyms = (int)nsyms;
+    memset(self->image, 0, sizeof(self->image));
     for (Py_ssize_t s = 0; s < nsyms; s++) {
         if (read_cell_list(PySequence_Fast_GET_ITEM(fast, s), cells, self->perm[s], cells,
                            "a symmetry") < 0) {
@@ -248,6 +251,7 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
         }
         for (int c = 0; c < cells; c++) {
             self->inverse[s][self->perm[s][c]] = (uint8_t)c;
+            self->image[c][s] = (uint64_t)1 << self->perm[s][c];
         }
     }
     Py_DECREF(fast);
@@ -263,6 +267,9 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     if (!is_permutation(self->order, cells)) {
         PyErr_SetString(PyExc_ValueError, "order is not a permutation of the cells");
         return -1;
+    }
+    for (int i = 0; i < cells; i++) {
+        self->rank[self->order[i]] = (uint8_t)i;
     }
     return 0;
 }
@@ -607,21 +614,16 @@ count_node(Search *S)
     return 0;
 }
 
-static inline int
-line_is_open(lineset set, int index)
-{
-    return (int)((set >> index) & 1);
-}
-
 static inline uint64_t
 new_threats(const Shape *sh, uint64_t mine, lineset my_open, int cell)
 {
     uint64_t found = 0;
     int need = sh->k - 1;
-    for (int i = 0; i < sh->nthrough[cell]; i++) {
-        int l = sh->through[cell][i];
-        if (line_is_open(my_open, l)) {
-            uint64_t m = sh->line[l];
+    lineset open_here = my_open & sh->through_mask[cell];
+    for (int half = 0; half < 2; half++) {
+        const uint64_t *lines = &sh->line[64 * half];
+        for (uint64_t bits = (uint64_t)(open_here >> (64 * half)); bits; bits &= bits - 1) {
+            uint64_t m = lines[__builtin_ctzll(bits)];
             if (__builtin_popcountll(mine & m) == need) {
                 found |= m & ~mine;
             }
@@ -641,13 +643,13 @@ play(const Shape *sh, const Node *n, int cell, Node *child)
     child->opp_thr = (n->my_thr & ~bit) | new_threats(sh, mine, n->my_open, cell);
     child->my_open = n->opp_open & ~sh->through_mask[cell];
     child->opp_open = n->my_open;
-    /* All MAX_SYMS frames, used or not: a copy of fixed size is a few vector
-     * moves, one of variable size a library call. */
-    memcpy(child->xs, n->xs, sizeof(child->xs));
-    memcpy(child->os, n->os, sizeof(child->os));
-    uint64_t *boards = n->color == 0 ? child->xs : child->os;
-    for (int s = 0; s < sh->nsyms; s++) {
-        boards[s] |= (uint64_t)1 << sh->perm[s][cell];
+    /* All MAX_SYMS frames, used or not (the images past nsyms are 0): work of
+     * a fixed size is a few vector operations, of a variable size a loop. */
+    uint64_t xmask = n->color == 0 ? ~(uint64_t)0 : 0;
+    const uint64_t *image = sh->image[cell];
+    for (int s = 0; s < MAX_SYMS; s++) {
+        child->xs[s] = n->xs[s] | (image[s] & xmask);
+        child->os[s] = n->os[s] | (image[s] & ~xmask);
     }
     child->color = n->color ^ 1;
     child->marks = n->marks + 1;
@@ -817,11 +819,25 @@ static_bounds(const Shape *sh, const Node *n, int *low, int *high)
  * shape's static order (centre first). Picking the best remaining move on
  * demand, rather than sorting, costs one pass per move tried, and a node that
  * is cut off after its first move or two pays for little more. */
+#define MOVE_SLOTS 64
+#define FIRST_WEIGHT (1 << 24) /* above any sum of line weights */
 typedef struct {
-    int count, next;
-    uint8_t cell[MAX_CELLS];
-    int key[MAX_CELLS];
+    int count, next; /* the moves in all, those handed out */
+    uint8_t cell[MOVE_SLOTS];
+    /* weight << 6 | (63 - index), so that the largest key is the heaviest
+     * move and, among equals, the first in the static order; INT32_MIN once
+     * handed out, and past ``count``. A fixed number of slots makes the pick a
+     * vectorised maximum. */
+    int32_t key[MOVE_SLOTS];
 } Moves;
+
+static inline void
+no_moves(Moves *out)
+{
+    for (int i = 0; i < MOVE_SLOTS; i++) {
+        out->key[i] = INT32_MIN;
+    }
+}
 
 HOT static void
 gen_moves(const Shape *sh, const Node *n, int first, Moves *out)
@@ -841,31 +857,30 @@ gen_moves(const Shape *sh, const Node *n, int first, Moves *out)
             weight[l] += 1 + 2 * __builtin_popcountll(n->opp & sh->line[l]);
         }
     }
-    int count = 0;
-    for (int i = 0; i < sh->cells; i++) {
-        int c = sh->order[i];
-        if (!((empty >> c) & 1)) {
-            continue;
-        }
-        int score = c == first ? INT32_MAX : 0;
+    /* Each cell in the slot of its place in the static order. */
+    no_moves(out);
+    for (uint64_t cells = empty; cells; cells &= cells - 1) {
+        int c = __builtin_ctzll(cells);
+        int score = c == first ? FIRST_WEIGHT : 0;
         if (c != first) {
             for (int j = 0; j < sh->nthrough[c]; j++) {
                 score += weight[sh->through[c][j]];
             }
         }
-        out->cell[count] = (uint8_t)c;
-        out->key[count] = score;
-        count++;
+        int slot = sh->rank[c];
+        out->cell[slot] = (uint8_t)c;
+        out->key[slot] = score << 6 | (63 - slot);
     }
-    out->count = count;
+    out->count = __builtin_popcountll(empty);
     out->next = 0;
 }
 
 static void
 forced_move(uint64_t cells, Moves *out)
 {
+    no_moves(out);
     out->cell[0] = (uint8_t)__builtin_ctzll(cells);
-    out->key[0] = 0;
+    out->key[0] = 63;
     out->count = 1;
     out->next = 0;
 }
@@ -877,22 +892,14 @@ next_move(Moves *m)
     if (m->next >= m->count) {
         return -1;
     }
-    int best = m->next;
-    for (int i = m->next + 1; i < m->count; i++) {
-        if (m->key[i] > m->key[best]) {
-            best = i;
-        }
+    int32_t best = INT32_MIN;
+    for (int i = 0; i < MOVE_SLOTS; i++) {
+        best = m->key[i] > best ? m->key[i] : best;
     }
-    /* Move the pick to the front, shifting the rest to keep ties in order. */
-    uint8_t cell = m->cell[best];
-    int key = m->key[best];
-    for (int i = best; i > m->next; i--) {
-        m->cell[i] = m->cell[i - 1];
-        m->key[i] = m->key[i - 1];
-    }
-    m->cell[m->next] = cell;
-    m->key[m->next] = key;
-    return m->cell[m->next++];
+    int index = 63 - (best & 63);
+    m->key[index] = INT32_MIN;
+    m->next++;
+    return m->cell[index];
 }
 
 /* ------------------------------------------------------------------------ */
