@@ -975,23 +975,44 @@ lowest_line(lineset set)
 }
 
 HOT static int
-pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *counts)
+pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *counts_in)
 {
     const Shape *sh = P->sh;
-    if (todo == 0) {
-        return 1;
+    FreeCounts counts = *counts_in;
+    int base = P->count;
+    /* A line with two free cells left has one pair: taken here, in a loop
+     * (the same steps as a branch with one choice), before anything branches. */
+    for (;;) {
+        if (todo == 0) {
+            return 1;
+        }
+        if (++P->steps > P->step_limit || P->count >= PAIRING_MAX) {
+            P->count = base;
+            return 0;
+        }
+        /* A line with 0 or 1 free cells (no 4s, no 2s) cannot hold a pair any more. */
+        if (todo & ~counts.free4 & ~counts.free2) {
+            P->count = base;
+            return 0;
+        }
+        lineset two = todo & lines_with(&counts, 2);
+        if (!two) {
+            break;
+        }
+        uint64_t cells = sh->line[lowest_line(two)] & free_cells;
+        int a = __builtin_ctzll(cells), b = __builtin_ctzll(cells & (cells - 1));
+        P->a[P->count] = (uint8_t)a;
+        P->b[P->count] = (uint8_t)b;
+        P->count++;
+        todo &= ~(sh->through_mask[a] & sh->through_mask[b]);
+        free_cells &= ~((uint64_t)1 << a) & ~((uint64_t)1 << b);
+        take_cell(&counts, sh->through_mask[a]);
+        take_cell(&counts, sh->through_mask[b]);
     }
-    if (++P->steps > P->step_limit || P->count >= PAIRING_MAX) {
-        return 0;
-    }
-    /* A line with 0 or 1 free cells (no 4s, no 2s) cannot hold a pair any more. */
-    if (todo & ~counts->free4 & ~counts->free2) {
-        return 0;
-    }
-    /* The lowest-numbered line among those with the fewest free cells. */
-    lineset fewest = todo & lines_with(counts, 2);
+    /* The lowest-numbered line among those with the fewest free cells (3 or more). */
+    lineset fewest = 0;
     for (int count = 3; count <= 7 && !fewest; count++) {
-        fewest = todo & lines_with(counts, count);
+        fewest = todo & lines_with(&counts, count);
     }
     int best = lowest_line(fewest);
     uint64_t cells = sh->line[best] & free_cells;
@@ -1027,7 +1048,7 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *coun
         P->b[P->count] = (uint8_t)b;
         P->count++;
         uint64_t rest = free_cells & ~((uint64_t)1 << a) & ~((uint64_t)1 << b);
-        FreeCounts after = *counts;
+        FreeCounts after = counts;
         take_cell(&after, sh->through_mask[a]);
         take_cell(&after, sh->through_mask[b]);
         if (pair_cover(P, todo & ~pc[i], rest, &after)) {
@@ -1035,28 +1056,46 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *coun
         }
         P->count--;
         if (P->steps > P->step_limit) {
-            return 0;
+            break;
         }
     }
+    P->count = base;
     return 0;
 }
 
-/* Whether a pairing shows that the owner of ``open`` (its open lines) cannot win. */
-HOT static int
-cannot_win(const Shape *sh, lineset open, uint64_t empty, int thorough, Pairing *P)
+/* The free cells of each of ``open``, lines that hold none of the other
+ * side's marks: k minus the owner's marks on it, bit-sliced (see FreeCounts).
+ * The marks are counted up cell by cell, a few word operations each, and
+ * subtracted from k bit by bit. */
+static inline FreeCounts
+free_counts(const Shape *sh, lineset open, uint64_t marks)
 {
-    /* One pass over the open lines: the groups they lie in, and their free cells. */
-    uint64_t groups = 0;
-    FreeCounts counts = {0, 0, 0};
+    lineset c1 = 0, c2 = 0, c4 = 0;
+    for (; marks; marks &= marks - 1) {
+        lineset through = sh->through_mask[__builtin_ctzll(marks)];
+        lineset carry1 = c1 & through;
+        lineset carry2 = c2 & carry1;
+        c1 ^= through;
+        c2 ^= carry1;
+        c4 ^= carry2;
+    }
+    lineset k1 = sh->k & 1 ? ~(lineset)0 : 0, k2 = sh->k & 2 ? ~(lineset)0 : 0,
+            k4 = sh->k & 4 ? ~(lineset)0 : 0;
+    lineset borrow1 = ~k1 & c1;
+    lineset borrow2 = (~k2 & (c2 | borrow1)) | (c2 & borrow1);
+    FreeCounts counts = {(k1 ^ c1) & open, (k2 ^ c2 ^ borrow1) & open, (k4 ^ c4 ^ borrow2) & open};
+    return counts;
+}
+
+/* Whether a pairing shows that the owner of ``marks`` and ``open`` (the lines
+ * it can still fill) cannot win. */
+HOT static int
+cannot_win(const Shape *sh, lineset open, uint64_t marks, uint64_t empty, int thorough, Pairing *P)
+{
+    uint64_t groups = 0; /* the rows, columns and diagonals that hold an open line */
     for (int half = 0; half < 2; half++) {
         for (uint64_t bits = (uint64_t)(open >> (64 * half)); bits; bits &= bits - 1) {
-            int l = 64 * half + __builtin_ctzll(bits);
-            groups |= (uint64_t)1 << sh->group[l];
-            lineset one = (lineset)1 << l;
-            int free_here = __builtin_popcountll(sh->line[l] & empty);
-            counts.free1 |= (free_here & 1) ? one : 0;
-            counts.free2 |= (free_here & 2) ? one : 0;
-            counts.free4 |= (free_here & 4) ? one : 0;
+            groups |= (uint64_t)1 << sh->group[64 * half + __builtin_ctzll(bits)];
         }
     }
     /* Two cells lie in one row, column or diagonal at most, so each of those
@@ -1073,6 +1112,7 @@ cannot_win(const Shape *sh, lineset open, uint64_t empty, int thorough, Pairing 
     P->step_limit = thorough ? (wide ? PAIRING_PROOF_STEPS : PAIRING_PROOF_STEPS_NARROW)
                              : (wide ? PAIRING_STEPS : PAIRING_STEPS_NARROW);
     P->count = 0;
+    FreeCounts counts = free_counts(sh, open, marks);
     return pair_cover(P, open, empty, &counts);
 }
 
@@ -1208,7 +1248,7 @@ solve(Search *S, const Node *n, int alpha, int beta)
          * "the opponent cannot win" likewise, mirrored. A search that found
          * nothing here before is not repeated (``tried``). */
         if (USE_PAIRING && high > 0 && (alpha >= 0 || low >= 0) && !(tried & TRIED_MINE)) {
-            if (cannot_win(sh, n->my_open, empty, 0, &pairing)) {
+            if (cannot_win(sh, n->my_open, n->me, empty, 0, &pairing)) {
                 high = 0;
             }
             else {
@@ -1218,7 +1258,7 @@ solve(Search *S, const Node *n, int alpha, int beta)
         /* (An opponent with a threat has a line with one free cell: no pairing.) */
         if (USE_PAIRING && low < 0 && (beta <= 0 || high <= 0) && !n->opp_thr &&
             !(tried & TRIED_THEIRS)) {
-            if (cannot_win(sh, n->opp_open, empty, 0, &pairing)) {
+            if (cannot_win(sh, n->opp_open, n->opp, empty, 0, &pairing)) {
                 low = 0;
             }
             else {
@@ -1411,7 +1451,7 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
      * fewer). */
     Pairing pairing;
     int pair_here = !seen && !parent_paired;
-    if (pair_here && cannot_win(sh, att_open, empty, 1, &pairing)) {
+    if (pair_here && cannot_win(sh, att_open, attacker_moves ? n->me : n->opp, empty, 1, &pairing)) {
         *zone = pair_cells(&pairing);
         return NW_NOWIN;
     }
@@ -2387,7 +2427,7 @@ core_pairing(PyObject *Py_UNUSED(module), PyObject *args)
     }
     Pairing P;
     uint64_t empty = shape->full & ~(n.me | n.opp);
-    if (!cannot_win(shape, n.my_open, empty, 0, &P)) {
+    if (!cannot_win(shape, n.my_open, n.me, empty, 0, &P)) {
         Py_RETURN_NONE;
     }
     PyObject *pairs = PyList_New(P.count);
