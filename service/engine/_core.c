@@ -567,6 +567,9 @@ typedef struct {
     uint64_t os[MAX_SYMS];  /* O's marks seen through each symmetry */
     int color;              /* 0: X to move, 1: O to move */
     int marks;
+    int summed;             /* whether the sums below are kept (play_summed()) */
+    int64_t my_sum;         /* over my_open, 4 ** (the side to move's marks on the line) */
+    int64_t opp_sum;        /* over opp_open, 4 ** (the other side's marks on it) */
 } Node;
 
 typedef struct {
@@ -653,6 +656,7 @@ play(const Shape *sh, const Node *n, int cell, Node *child)
     }
     child->color = n->color ^ 1;
     child->marks = n->marks + 1;
+    child->summed = 0;
 }
 
 /* The symmetry frame whose image of the position is smallest, and that image. */
@@ -681,6 +685,14 @@ bucket_of(const Table *t, uint64_t key0, uint64_t key1)
 {
     uint64_t hash = mix64(key0 ^ mix64(key1));
     return (uint64_t)(((unsigned __int128)hash * t->buckets) >> 64);
+}
+
+/* A probe is a cache miss (the table is far larger than the caches): fetching
+ * the bucket's line early lets the search work while it arrives. */
+static inline void
+tt_prefetch(const Table *t, uint64_t key0, uint64_t key1)
+{
+    __builtin_prefetch(bucket_at(t->entries, bucket_of(t, key0, key1)), 1, 3);
 }
 
 HOT static int
@@ -799,6 +811,39 @@ tt_store(Search *S, uint64_t key0, uint64_t key1, int lower, int upper, int move
     }
     if (evicted) {
         atomic_fetch_add_explicit(&t->evictions, 1, memory_order_relaxed);
+    }
+}
+
+static Estimate *
+est_slot(Search *S, uint64_t key0, uint64_t key1, int depth)
+{
+    uint64_t h = mix64(key0 ^ mix64(key1 ^ (uint64_t)depth)) & ((1u << EST_BITS) - 1);
+    return &S->est[h];
+}
+
+/* What play_ahead() fetches for the child: nothing, its table bucket, or
+ * (any depth >= 1) its bucket and its estimate slot at that depth. */
+enum { FETCH_NOTHING = -1, FETCH_BUCKET = 0 };
+
+/* Play ``cell`` (nothing when it is -1) into ``child`` and start fetching
+ * what ``fetch`` says. The move loops of solve() and estimate() play one move
+ * ahead this way: the next child's lines arrive while this child is searched
+ * (measured in bench/engine.py: +4% node rate in solve(), +8% in estimate()).
+ * A cut-off wastes the one move played ahead. */
+static inline void
+play_ahead(Search *S, const Node *n, int cell, Node *child, int fetch)
+{
+    if (cell < 0) {
+        return;
+    }
+    play(S->sh, n, cell, child);
+    if (fetch != FETCH_NOTHING) {
+        uint64_t key0, key1;
+        canonical(S->sh, child, &key0, &key1);
+        tt_prefetch(S->tt, key0, key1);
+        if (fetch >= 1) {
+            __builtin_prefetch(est_slot(S, key0, key1, fetch), 1, 3);
+        }
     }
 }
 
@@ -1292,11 +1337,14 @@ solve(Search *S, const Node *n, int alpha, int beta)
     else {
         gen_moves(sh, n, first, &moves);
     }
-    int a = window_low, best = -cells - 1, best_move = -1, cell;
-    Node child;
-    while ((cell = next_move(&moves)) >= 0) {
-        play(sh, n, cell, &child);
-        int value = -solve(S, &child, -window_high, -a);
+    int a = window_low, best = -cells - 1, best_move = -1;
+    Node kids[2];
+    int cell = next_move(&moves), now = 0;
+    play_ahead(S, n, cell, &kids[0], FETCH_NOTHING); /* searched at once */
+    while (cell >= 0) {
+        int next = next_move(&moves);
+        play_ahead(S, n, next, &kids[now ^ 1], FETCH_BUCKET);
+        int value = -solve(S, &kids[now], -window_high, -a);
         if (S->stop) {
             return 0;
         }
@@ -1310,6 +1358,8 @@ solve(Search *S, const Node *n, int alpha, int beta)
                 }
             }
         }
+        cell = next;
+        now ^= 1;
     }
     if (best <= window_low) {
         high = high < best ? high : best;
@@ -1430,6 +1480,9 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
     }
     uint64_t key0, key1;
     int frame = canonical(sh, n, &key0, &key1);
+    /* The shared table's line is fetched now, while the zone table and the
+     * search for a pairing run: a probe is a cache miss, and this hides it. */
+    tt_prefetch(S->tt, key0, key1);
     uint64_t zkey1 = key1 | (uint64_t)attacker_moves << 63;
     ZoneEntry *slot = &S->zones[mix64(key0 ^ mix64(zkey1)) & ((1u << ZONE_BITS) - 1)];
     int seen = slot->key0 == key0 && slot->key1 == zkey1;
@@ -1612,41 +1665,71 @@ pass_turn(const Node *n, Node *out)
     out->my_open = n->opp_open;
     out->opp_open = n->my_open;
     out->color = n->color ^ 1;
+    out->summed = 0;
 }
 
 /* The documented estimate for positions the budget cannot solve: every line
- * still open to a side counts 4 ** (its marks on it) for that side, doubled for the side to move (its next mark is
- * coming); the difference is squashed by 0.9 * d / (|d| + lines) into
- * (-0.9, 0.9), strictly inside the range no proven win or loss can take. */
+ * still open to a side counts 4 ** (its marks on it) for that side, doubled
+ * for the side to move (its next mark is coming); the difference is squashed
+ * by 0.9 * d / (|d| + lines) into (-0.9, 0.9), strictly inside the range no
+ * proven win or loss can take. line_sums() counts the two sums. */
+static void
+line_sums(const Shape *sh, const Node *n, int64_t *mine, int64_t *theirs)
+{
+    int64_t my_sum = 0, opp_sum = 0;
+    for (int half = 0; half < 2; half++) {
+        uint64_t open = (uint64_t)(n->my_open >> (64 * half));
+        const uint64_t *lines = &sh->line[64 * half];
+        for (; open; open &= open - 1) {
+            my_sum += (int64_t)1 << (2 * __builtin_popcountll(n->me & lines[__builtin_ctzll(open)]));
+        }
+        for (open = (uint64_t)(n->opp_open >> (64 * half)); open; open &= open - 1) {
+            opp_sum += (int64_t)1 << (2 * __builtin_popcountll(n->opp & lines[__builtin_ctzll(open)]));
+        }
+    }
+    *mine = my_sum;
+    *theirs = opp_sum;
+}
+
 HOT static double
 heuristic(const Shape *sh, const Node *n)
 {
-    int64_t diff = 0;
-    for (int half = 0; half < 2; half++) {
-        uint64_t mine = (uint64_t)(n->my_open >> (64 * half));
-        uint64_t theirs = (uint64_t)(n->opp_open >> (64 * half));
-        const uint64_t *lines = &sh->line[64 * half];
-        while (mine) {
-            int l = __builtin_ctzll(mine);
-            mine &= mine - 1;
-            diff += (int64_t)2 << (2 * __builtin_popcountll(n->me & lines[l]));
-        }
-        while (theirs) {
-            int l = __builtin_ctzll(theirs);
-            theirs &= theirs - 1;
-            diff -= (int64_t)1 << (2 * __builtin_popcountll(n->opp & lines[l]));
-        }
+    int64_t my_sum = n->my_sum, opp_sum = n->opp_sum;
+    if (!n->summed) {
+        line_sums(sh, n, &my_sum, &opp_sum);
     }
-    double d = (double)diff;
+    double d = (double)(2 * my_sum - opp_sum);
     return 0.9 * d / (fabs(d) + sh->nlines);
 }
 
-static Estimate *
-est_slot(Search *S, uint64_t key0, uint64_t key1, int depth)
+/* play(), and the child's line sums (see heuristic()) from the parent's: only
+ * the lines through the cell change. For the horizon's parents, which try
+ * many children and need nothing else of them but the heuristic: from the
+ * second child on, a parent's sums are worth counting once (measured: +6%
+ * node rate in bench/engine.py; most parents are cut off after one child). */
+static void
+play_summed(const Shape *sh, const Node *n, int64_t my_sum, int64_t opp_sum, int cell, Node *child)
 {
-    uint64_t h = mix64(key0 ^ mix64(key1 ^ (uint64_t)depth)) & ((1u << EST_BITS) - 1);
-    return &S->est[h];
+    play(sh, n, cell, child);
+    uint64_t mine = child->opp; /* the mover's marks, the new one included */
+    lineset through = sh->through_mask[cell];
+    for (int half = 0; half < 2; half++) {
+        const uint64_t *lines = &sh->line[64 * half];
+        uint64_t gaining = (uint64_t)((n->my_open & through) >> (64 * half));
+        for (; gaining; gaining &= gaining - 1) {
+            /* 4 ** marks - 4 ** (marks - 1) */
+            my_sum += (int64_t)3 << (2 * (__builtin_popcountll(mine & lines[__builtin_ctzll(gaining)]) - 1));
+        }
+        uint64_t closing = (uint64_t)((n->opp_open & through) >> (64 * half));
+        for (; closing; closing &= closing - 1) {
+            opp_sum -= (int64_t)1 << (2 * __builtin_popcountll(n->opp & lines[__builtin_ctzll(closing)]));
+        }
+    }
+    child->my_sum = opp_sum;
+    child->opp_sum = my_sum;
+    child->summed = 1;
 }
+
 
 /* Depth-limited negamax: proven values where the search reaches the end of the
  * game or the table knows them, the heuristic at the horizon. Same window
@@ -1720,11 +1803,23 @@ estimate(Search *S, const Node *n, int depth, double alpha, double beta)
         gen_moves(sh, n, first, &moves);
     }
     double a = window_low, best = -cells - 1;
-    int best_move = -1, cell;
-    Node child;
-    while ((cell = next_move(&moves)) >= 0) {
-        play(sh, n, cell, &child);
-        double value = -estimate(S, &child, depth - 1, -window_high, -a);
+    int best_move = -1;
+    /* Above the horizon's parents, one move ahead (see play_ahead()). The
+     * horizon's parents probe nothing for their children; from the second
+     * child on they keep the children's line sums instead (see play_summed()). */
+    int ahead = depth >= 2;
+    int64_t my_sum = 0, opp_sum = 0;
+    int summed = 0;
+    Node kids[2];
+    int cell = next_move(&moves), now = 0;
+    play_ahead(S, n, cell, &kids[0], ahead ? depth - 1 : FETCH_NOTHING);
+    while (cell >= 0) {
+        int next = -1;
+        if (ahead) {
+            next = next_move(&moves);
+            play_ahead(S, n, next, &kids[now ^ 1], depth - 1);
+        }
+        double value = -estimate(S, &kids[now], depth - 1, -window_high, -a);
         if (S->stop) {
             return 0;
         }
@@ -1738,6 +1833,15 @@ estimate(Search *S, const Node *n, int depth, double alpha, double beta)
                 }
             }
         }
+        if (!ahead && (next = next_move(&moves)) >= 0) {
+            if (!summed) {
+                line_sums(sh, n, &my_sum, &opp_sum);
+                summed = 1;
+            }
+            play_summed(sh, n, my_sum, opp_sum, next, &kids[now ^ 1]);
+        }
+        cell = next;
+        now ^= 1;
     }
     if (best <= window_low) {
         upper = upper < best ? upper : best;
@@ -1823,6 +1927,7 @@ root_node(const Shape *sh, uint64_t x, uint64_t o, int x_to_move, Node *n)
     }
     n->color = x_to_move ? 0 : 1;
     n->marks = __builtin_popcountll(x | o);
+    n->summed = 0;
 }
 
 typedef struct {
@@ -2418,6 +2523,34 @@ core_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
 }
 
 static PyObject *
+core_heuristic(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *xo, *oo;
+    int x_to_move, cell = -1;
+    Shape *shape;
+    if (!PyArg_ParseTuple(args, "O!OOp|i", &ShapeType, &shape, &xo, &oo, &x_to_move, &cell)) {
+        return NULL;
+    }
+    uint64_t x, o;
+    if (read_position(shape, xo, oo, &x, &o) < 0) {
+        return NULL;
+    }
+    if (cell != -1 && (cell < 0 || cell >= shape->cells || ((x | o) >> cell) & 1)) {
+        PyErr_SetString(PyExc_ValueError, "cell must be an empty cell of the board, or -1");
+        return NULL;
+    }
+    Node n, child;
+    root_node(shape, x, o, x_to_move, &n);
+    if (cell < 0) {
+        return PyFloat_FromDouble(heuristic(shape, &n));
+    }
+    int64_t my_sum, opp_sum;
+    line_sums(shape, &n, &my_sum, &opp_sum);
+    play_summed(shape, &n, my_sum, opp_sum, cell, &child);
+    return PyFloat_FromDouble(heuristic(shape, &child));
+}
+
+static PyObject *
 core_pairing(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Shape *shape;
@@ -2524,6 +2657,10 @@ static PyMethodDef core_methods[] = {
     {"threat_win", (PyCFunction)core_threat_win, METH_VARARGS,
      "threat_win(shape, x, o, x_to_move) -> internal value of a win by continuous\n"
      "threats for the side to move, or 0 when none is found."},
+    {"heuristic", (PyCFunction)core_heuristic, METH_VARARGS,
+     "heuristic(shape, x, o, x_to_move, cell=-1) -> the estimate of the position for the side\n"
+     "to move (see _core.c), or with a cell, of the position after that move, its line sums\n"
+     "kept from this one's as the search keeps them for the horizon."},
     {"pairing", (PyCFunction)core_pairing, METH_VARARGS,
      "pairing(shape, x, o, x_to_move) -> [(a, b), ...]: disjoint pairs of empty cells,\n"
      "one in every line the side to move can still fill, or None when none is found."},

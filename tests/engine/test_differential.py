@@ -16,7 +16,8 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from service.engine import Analysis, Board, Engine, Outcome, Player, StopReason, geometry
+from service.engine import Analysis, Board, Engine, Outcome, Player, StopReason, _core, geometry
+from service.engine.search import core_shape
 from tests.engine.oracle import move_scores
 
 SHARED = Engine(node_budget=10**8, table_bytes=1 << 20)  # small: replacement happens
@@ -171,6 +172,34 @@ def test_tactics_hold_at_any_budget_on_boards_up_to_7x7(board: Board, budget: in
         assert scores[block].score > -(cells - 1)
     else:
         assert analysis.exact and analysis.outcome is Outcome.LOSS and analysis.plies == 2
+
+
+def documented_estimate(board: Board) -> float:
+    """The heuristic as ``_core.c`` documents it: every line still open to a side
+    counts 4 ** (its marks on it), doubled for the side to move, and the
+    difference d is squashed to 0.9 * d / (|d| + lines)."""
+    me, them = (board.x, board.o) if board.side_to_move is Player.X else (board.o, board.x)
+    lines = board.shape.lines
+
+    def weight(mine: int, theirs: int) -> int:
+        return sum(4 ** (mine & line).bit_count() for line in lines if not theirs & line)
+
+    d = 2 * weight(me, them) - weight(them, me)
+    return 0.9 * d / (abs(d) + len(lines))
+
+
+@settings(max_examples=300)
+@given(positions(sides=(3, 7), max_empties=49))
+def test_the_heuristic_is_the_documented_one_and_kept_incrementally(board: Board) -> None:
+    """The core's estimate of a position, and of each child as the search keeps
+    it for the horizon (from the parent's line sums), is the documented one."""
+    shape = core_shape(board.shape)
+    x_to_move = board.side_to_move is Player.X
+    assert _core.heuristic(shape, board.x, board.o, x_to_move) == documented_estimate(board)
+    for cell in board.empty_cells():
+        child = board.play(cell)
+        kept = _core.heuristic(shape, board.x, board.o, x_to_move, cell)
+        assert kept == documented_estimate(child), (board, cell)
 
 
 ISSUE_POSITIONS = [
