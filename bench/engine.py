@@ -152,14 +152,15 @@ def baseline_node_rate(boards: list[Board], budget: int) -> tuple[float, int]:
 
 def core_node_rate(
     boards: list[Board], budget: int, in_use: Engine | None = None
-) -> tuple[float, int]:
+) -> tuple[float, int, list[float]]:
     """Nodes per second of the compiled core on ``boards``, each searched from an
     empty table: a new engine per position, or ``in_use``, whose table is
     cleared (outside the timing) before each. The new engine's table is a new
     mapping whose first search pays for its pages (zeroed by the kernel, moved
-    to huge pages); a table in use, as in a running server, has paid already."""
+    to huge pages); a table in use, as in a running server, has paid already.
+    Returns the rate, the nodes and each position's seconds."""
     nodes = 0
-    seconds = 0.0
+    each: list[float] = []
     for board in boards:
         engine = Engine() if in_use is None else in_use
         if in_use is not None:
@@ -167,9 +168,10 @@ def core_node_rate(
             in_use.answers.clear()
         started = time.perf_counter()
         found = engine.analyze(board, node_budget=budget)
-        seconds += time.perf_counter() - started
+        each.append(time.perf_counter() - started)
         nodes += found.nodes
-    return nodes / seconds, nodes
+    seconds = sum(each)
+    return nodes / seconds, nodes, each
 
 
 def post(url: str, body: object, timeout: float = 60) -> tuple[int, dict[str, object], float]:
@@ -319,13 +321,18 @@ def main() -> int:
         core_runs.append(core_node_rate(rate_boards, budget=3_000_000))
         in_use_runs.append(core_node_rate(rate_boards, budget=3_000_000, in_use=in_use))
     python_rate = statistics.median(rate for rate, _ in python_runs)
-    core_rate = statistics.median(rate for rate, _ in core_runs)
-    in_use_rate = statistics.median(rate for rate, _ in in_use_runs)
+    core_rate = statistics.median(rate for rate, _, _ in core_runs)
+    in_use_rate = statistics.median(rate for rate, _, _ in in_use_runs)
     python_nodes, core_nodes = python_runs[0][1], core_runs[0][1]
     # The same searches: an empty table is an empty table, new or cleared.
-    assert {nodes for _, nodes in core_runs + in_use_runs} == {core_nodes}, (core_runs, in_use_runs)
-    figures["core_nodes_per_s_rounds"] = [round(rate / 1e6, 3) for rate, _ in core_runs]
-    figures["core_in_use_nodes_per_s_rounds"] = [round(rate / 1e6, 3) for rate, _ in in_use_runs]
+    assert {run[1] for run in core_runs + in_use_runs} == {core_nodes}, (core_runs, in_use_runs)
+    figures["core_nodes_per_s_rounds"] = [round(run[0] / 1e6, 3) for run in core_runs]
+    figures["core_in_use_nodes_per_s_rounds"] = [round(run[0] / 1e6, 3) for run in in_use_runs]
+    # Each position's milliseconds, round by round: what a new table costs.
+    figures["core_position_ms_rounds"] = [[round(t * 1e3, 1) for t in run[2]] for run in core_runs]
+    figures["core_in_use_position_ms_rounds"] = [
+        [round(t * 1e3, 1) for t in run[2]] for run in in_use_runs
+    ]
     figures["python_nodes_per_s_rounds"] = [round(rate / 1e6, 4) for rate, _ in python_runs]
     record(
         f"node rate, Python search ({BASELINE_COMMIT}), {len(rate_boards)} positions",

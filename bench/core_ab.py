@@ -1,0 +1,148 @@
+"""Two builds of the compiled core, side by side in one process: the node rate of
+each on the engine benchmark's 8 rate positions, alternated position by position.
+
+    .venv/bin/python bench/core_ab.py 2f5424c b22545e        # two commits
+    .venv/bin/python bench/core_ab.py HEAD .                 # HEAD against the working tree
+
+Each side is a git revision (or ``.``, the working tree): its ``_core.c`` is
+compiled with the flags of its own ``setup.py`` into a temporary directory and
+loaded as a module of its own. Every position gets a new table for each build,
+as in ``bench/engine.py``'s target measure, and the two builds take turns in
+opposite order from one position to the next, so neither always runs first.
+Prints each build's nodes and the median of its per-round rates, and the
+ratio. Identical node counts say the two builds search the same trees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import runpy
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import setuptools
+from engine import mid_game_positions
+from local_server import REPO
+
+from service.engine import Board, Player
+
+BUDGET = 3_000_000  # as bench/engine.py's node rate
+TABLE_BYTES = 64 << 20  # the default table
+
+
+def source(revision: str, path: str) -> str:
+    if revision == ".":
+        return (REPO / path).read_text()
+    return subprocess.run(
+        ["git", "show", f"{revision}:{path}"], cwd=REPO, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def setup_flags(setup_py: Path) -> list[str]:
+    """The core's compile flags, as that ``setup.py`` hands them to setuptools."""
+    captured: dict[str, Any] = {}
+    real = setuptools.setup
+    setuptools.setup = lambda **kwargs: captured.update(kwargs)
+    try:
+        runpy.run_path(str(setup_py))
+    finally:
+        setuptools.setup = real
+    (extension,) = captured["ext_modules"]
+    return list(extension.extra_compile_args)
+
+
+def build(revision: str, scratch: Path) -> ModuleType:
+    here = scratch / revision.replace("/", "_")
+    here.mkdir()
+    (here / "_core.c").write_text(source(revision, "service/engine/_core.c"))
+    (here / "setup.py").write_text(source(revision, "setup.py"))
+    library = here / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
+    command = [
+        *str(sysconfig.get_config_var("CC")).split(),
+        *str(sysconfig.get_config_var("CFLAGS")).split(),
+        *str(sysconfig.get_config_var("CCSHARED")).split(),
+        *setup_flags(here / "setup.py"),
+        f"-I{sysconfig.get_paths()['include']}",
+        "-shared",
+        str(here / "_core.c"),
+        "-o",
+        str(library),
+    ]
+    subprocess.run(command, check=True)
+    spec = importlib.util.spec_from_file_location("service.engine._core", library)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def analyse(core: ModuleType, board: Board) -> tuple[int, float]:
+    """Nodes and seconds of one analysis, on a new table."""
+    shape = board.shape
+    core_shape = core.Shape(
+        rows=shape.rows,
+        cols=shape.cols,
+        k=shape.k,
+        tag=shape.tag,
+        lines=shape.line_cells,
+        symmetries=shape.symmetries,
+        order=shape.cell_order,
+    )
+    table = core.Table(TABLE_BYTES)
+    started = time.perf_counter()
+    found = core.analyze(
+        core_shape,
+        table,
+        board.x,
+        board.o,
+        board.side_to_move is Player.X,
+        BUDGET,
+        BUDGET // 2,
+        BUDGET * 4 // 5,
+    )
+    return found[1], time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("before", help="a git revision, or . for the working tree")
+    parser.add_argument("after", help="a git revision, or . for the working tree")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    boards = mid_game_positions(8, seed=10)
+    with tempfile.TemporaryDirectory(prefix="core-ab-") as scratch:
+        cores = [build(args.before, Path(scratch)), build(args.after, Path(scratch))]
+        rates: list[list[float]] = [[], []]
+        nodes = [0, 0]
+        for _ in range(args.rounds):
+            totals = [[0, 0.0], [0, 0.0]]
+            for i, board in enumerate(boards):
+                for side in (0, 1) if i % 2 == 0 else (1, 0):
+                    visited, seconds = analyse(cores[side], board)
+                    totals[side][0] += visited
+                    totals[side][1] += seconds
+            for side in (0, 1):
+                nodes[side] = int(totals[side][0])
+                rates[side].append(totals[side][0] / totals[side][1] / 1e6)
+    for side, revision in enumerate((args.before, args.after)):
+        rounds = " / ".join(f"{rate:.2f}" for rate in rates[side])
+        print(
+            f"{revision:>12}: {nodes[side]:,} nodes, "
+            f"{statistics.median(rates[side]):.2f} M nodes/s (rounds {rounds})"
+        )
+    ratio = statistics.median(rates[1]) / statistics.median(rates[0])
+    same = "the same nodes" if nodes[0] == nodes[1] else "different nodes"
+    print(f"{args.after} / {args.before}: {ratio:.3f} ({same})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
