@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=1, le=65535)
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     node_budget: int = Field(
-        DEFAULT_NODE_BUDGET, ge=1, le=100_000_000, description="Positions one search may visit."
+        DEFAULT_NODE_BUDGET, ge=1, le=1_000_000_000, description="Positions one search may visit."
     )
     table_mb: int = Field(
         DEFAULT_TABLE_BYTES // 2**20,

@@ -6,6 +6,13 @@ draws within the default budget, the empty board from the book at once.)"""
 
 K = 4
 
+# The largest node budget the service accepts (TTT_NODE_BUDGET): a heavy
+# search needs about a minute or more to spend it (12-22 M nodes/s alone on a
+# core at f50ad4d), so with it a test's search runs until its deadline or its
+# client gives up. 100,000,000 no longer did: alone on a core, a heavy search
+# ended by that budget in about 4 s.
+LONG_BUDGET = 1_000_000_000
+
 
 def heavy_board(i: int = 0) -> str:
     """X on cell ``i`` (0 to 47), O on the last cell: a different position per ``i``."""

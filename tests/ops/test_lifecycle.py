@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from service.__main__ import Server
 from service.app import create_app
 from service.settings import Settings
-from tests.heavy import heavy
+from tests.heavy import LONG_BUDGET, heavy
 from tests.server import running_server
 
 pytestmark = pytest.mark.server
@@ -41,7 +41,7 @@ def test_readyz_waits_for_the_start_up_solve_and_turns_503_when_shutdown_begins(
 def test_sigterm_drains_requests_in_flight(tmp_path: Path) -> None:
     """Slow searches in flight when SIGTERM arrives all get their answers."""
     settings = {
-        "TTT_NODE_BUDGET": "3000000",  # about a second of searching each
+        "TTT_NODE_BUDGET": "20000000",  # about 1.5 s of searching each (at f50ad4d)
         "TTT_SEARCH_DEADLINE_MS": "60000",
         "TTT_SEARCH_THREADS": "2",
         "TTT_GRACEFUL_TIMEOUT_SECONDS": "20",
@@ -100,7 +100,7 @@ def test_sigterm_with_searches_longer_than_the_grace_period_drops_none(tmp_path:
     answer with what they found before the grace period ends, the queued ones
     get a 503 problem, and no connection closes without an answer."""
     settings = {
-        "TTT_NODE_BUDGET": "100000000",
+        "TTT_NODE_BUDGET": str(LONG_BUDGET),
         "TTT_SEARCH_DEADLINE_MS": "60000",
         "TTT_SEARCH_THREADS": "2",
         "TTT_SEARCH_QUEUE": "12",

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from service.app import create_app
 from service.engine import Board
 from service.settings import Settings
-from tests.heavy import heavy
+from tests.heavy import LONG_BUDGET, heavy
 from tests.server import running_server
 
 pytestmark = pytest.mark.server
@@ -30,7 +30,7 @@ def test_a_full_search_queue_answers_503_with_retry_after(tmp_path: Path) -> Non
     settings = {
         "TTT_SEARCH_THREADS": "1",
         "TTT_SEARCH_QUEUE": "1",
-        "TTT_NODE_BUDGET": "100000000",
+        "TTT_NODE_BUDGET": str(LONG_BUDGET),
         "TTT_SEARCH_DEADLINE_MS": "3000",
     }
     statuses: list[int] = []
@@ -56,7 +56,7 @@ def test_a_full_search_queue_answers_503_with_retry_after(tmp_path: Path) -> Non
 
 
 def test_a_search_stops_when_its_client_leaves(tmp_path: Path) -> None:
-    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": "100000000"}
+    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": str(LONG_BUDGET)}
     with running_server(tmp_path, **settings) as server:
         for board in BIG[:3]:  # each alone would search for well over a minute
             with pytest.raises(httpx.ReadTimeout):
@@ -77,7 +77,11 @@ def test_a_client_that_leaves_is_counted_as_499_without_a_traceback(tmp_path: Pa
     bodies: one read by the route (a batch), one by the guard before routing (a move,
     whose answer could be replayed), which therefore has no route label.
     """
-    settings = {"TTT_SEARCH_THREADS": "1", "TTT_NODE_BUDGET": "100000000", "TTT_LOG_LEVEL": "info"}
+    settings = {
+        "TTT_SEARCH_THREADS": "1",
+        "TTT_NODE_BUDGET": str(LONG_BUDGET),
+        "TTT_LOG_LEVEL": "info",
+    }
     board_7x7 = heavy(24)
     with running_server(tmp_path, **settings) as server:
         with pytest.raises(httpx.ReadTimeout):  # the client gives up mid-search and leaves
