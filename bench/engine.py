@@ -438,14 +438,14 @@ def server_measures(
     record("fresh POST /v1/move, p99", p99, "s", "<= 1 s", p99 <= 1, "fresh_move_p99_s")
     figures["fresh_move_stopped_by"] = stops
 
-    # Both cores: four concurrent 7x7 analyses that each want far more than 2 s,
+    # Both cores: four concurrent 7x7 analyses that each want far more than 4 s,
     # each checked to have run into the deadline. k=4 with one mark each: wins
-    # whose distances no 2 s settles (most k=5 positions are now proven draws
+    # whose distances no 4 s settles (most k=5 positions are now proven draws
     # within a second, and some k=4 ones with more marks are solved in two).
-    # Not 4 s: alone on a core, one of these spent the whole budget of 100 M
-    # nodes in 3.5 s (the distance phase's nodes are cheap ones).
+    # The largest budget the service takes: since f50ad4d one of these spent
+    # 100,000,000 nodes, the budget used before, inside 4 s.
     heavy = [Board.parse("." * i + "X" + "." * (47 - i) + "O", k=4) for i in (0, 5, 10, 15)]
-    settings = {"TTT_NODE_BUDGET": "100000000", "TTT_SEARCH_DEADLINE_MS": "2000"}
+    settings = {"TTT_NODE_BUDGET": "1000000000", "TTT_SEARCH_DEADLINE_MS": "4000"}
     stops: list[object] = []
     with LocalServer(settings, scratch / "cores.log", cpu=None) as server:
 
