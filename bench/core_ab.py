@@ -59,8 +59,8 @@ def setup_flags(setup_py: Path) -> list[str]:
     return list(extension.extra_compile_args)
 
 
-def build(revision: str, scratch: Path) -> ModuleType:
-    here = scratch / revision.replace("/", "_")
+def build(revision: str, here: Path) -> ModuleType:
+    """``revision``'s core, built in the new directory ``here`` and loaded."""
     here.mkdir()
     (here / "_core.c").write_text(source(revision, "service/engine/_core.c"))
     (here / "setup.py").write_text(source(revision, "setup.py"))
@@ -119,7 +119,10 @@ def main() -> int:
     args = parser.parse_args()
     boards = mid_game_positions(8, seed=10)
     with tempfile.TemporaryDirectory(prefix="core-ab-") as scratch:
-        cores = [build(args.before, Path(scratch)), build(args.after, Path(scratch))]
+        cores = [
+            build(args.before, Path(scratch, "before")),
+            build(args.after, Path(scratch, "after")),
+        ]
         rates: list[list[float]] = [[], []]
         nodes = [0, 0]
         for _ in range(args.rounds):

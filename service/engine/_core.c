@@ -869,12 +869,16 @@ static_bounds(const Shape *sh, const Node *n, int *low, int *high)
 typedef struct {
     int count, next; /* the moves in all, those handed out */
     uint8_t cell[MOVE_SLOTS];
-    /* weight << 6 | (63 - index), so that the largest key is the heaviest
-     * move and, among equals, the first in the static order; INT32_MIN once
-     * handed out, and past ``count``. A fixed number of slots makes the pick a
-     * vectorised maximum. */
+    /* Slot i holds the cell of place i in the static order: its key is
+     * weight << 6 | (63 - i), so that the largest key is the heaviest move
+     * and, among equals, the first in the static order; INT32_MIN for a cell
+     * that is not a move or was handed out. A fixed number of slots makes the
+     * pick a vectorised maximum. */
     int32_t key[MOVE_SLOTS];
 } Moves;
+
+_Static_assert(MAX_CELLS <= MOVE_SLOTS && MOVE_SLOTS <= 64, "a slot's place fits in 6 bits");
+_Static_assert(FIRST_WEIGHT <= INT32_MAX >> 6, "the table's move keeps its key an int32");
 
 static inline void
 no_moves(Moves *out)
@@ -1019,6 +1023,19 @@ lowest_line(lineset set)
     return low ? __builtin_ctzll(low) : 64 + __builtin_ctzll((uint64_t)(set >> 64));
 }
 
+/* Add the pair (a, b) to the pairing: returns the free cells without them and
+ * counts one free cell fewer on each line through each. */
+static inline uint64_t
+take_pair(Pairing *P, int a, int b, uint64_t free_cells, FreeCounts *counts)
+{
+    P->a[P->count] = (uint8_t)a;
+    P->b[P->count] = (uint8_t)b;
+    P->count++;
+    take_cell(counts, P->sh->through_mask[a]);
+    take_cell(counts, P->sh->through_mask[b]);
+    return free_cells & ~((uint64_t)1 << a) & ~((uint64_t)1 << b);
+}
+
 HOT static int
 pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *counts_in)
 {
@@ -1046,13 +1063,8 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *coun
         }
         uint64_t cells = sh->line[lowest_line(two)] & free_cells;
         int a = __builtin_ctzll(cells), b = __builtin_ctzll(cells & (cells - 1));
-        P->a[P->count] = (uint8_t)a;
-        P->b[P->count] = (uint8_t)b;
-        P->count++;
         todo &= ~(sh->through_mask[a] & sh->through_mask[b]);
-        free_cells &= ~((uint64_t)1 << a) & ~((uint64_t)1 << b);
-        take_cell(&counts, sh->through_mask[a]);
-        take_cell(&counts, sh->through_mask[b]);
+        free_cells = take_pair(P, a, b, free_cells, &counts);
     }
     /* The lowest-numbered line among those with the fewest free cells (3 or more). */
     lineset fewest = 0;
@@ -1088,14 +1100,8 @@ pair_cover(Pairing *P, lineset todo, uint64_t free_cells, const FreeCounts *coun
         }
     }
     for (int i = 0; i < np; i++) {
-        int a = pa[i], b = pb[i];
-        P->a[P->count] = (uint8_t)a;
-        P->b[P->count] = (uint8_t)b;
-        P->count++;
-        uint64_t rest = free_cells & ~((uint64_t)1 << a) & ~((uint64_t)1 << b);
         FreeCounts after = counts;
-        take_cell(&after, sh->through_mask[a]);
-        take_cell(&after, sh->through_mask[b]);
+        uint64_t rest = take_pair(P, pa[i], pb[i], free_cells, &after);
         if (pair_cover(P, todo & ~pc[i], rest, &after)) {
             return 1;
         }
@@ -1480,8 +1486,7 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
     }
     uint64_t key0, key1;
     int frame = canonical(sh, n, &key0, &key1);
-    /* The shared table's line is fetched now, while the zone table and the
-     * search for a pairing run: a probe is a cache miss, and this hides it. */
+    /* Fetched now, while the zone table and the search for a pairing run. */
     tt_prefetch(S->tt, key0, key1);
     uint64_t zkey1 = key1 | (uint64_t)attacker_moves << 63;
     ZoneEntry *slot = &S->zones[mix64(key0 ^ mix64(zkey1)) & ((1u << ZONE_BITS) - 1)];
@@ -1694,8 +1699,11 @@ line_sums(const Shape *sh, const Node *n, int64_t *mine, int64_t *theirs)
 HOT static double
 heuristic(const Shape *sh, const Node *n)
 {
-    int64_t my_sum = n->my_sum, opp_sum = n->opp_sum;
-    if (!n->summed) {
+    int64_t my_sum, opp_sum;
+    if (n->summed) {
+        my_sum = n->my_sum, opp_sum = n->opp_sum;
+    }
+    else {
         line_sums(sh, n, &my_sum, &opp_sum);
     }
     double d = (double)(2 * my_sum - opp_sum);
@@ -1913,7 +1921,7 @@ root_node(const Shape *sh, uint64_t x, uint64_t o, int x_to_move, Node *n)
     n->opp_thr = all_threats(sh, n->opp, n->me);
     n->my_open = open_lines(sh, n->opp);
     n->opp_open = open_lines(sh, n->me);
-    memset(n->xs, 0, sizeof(n->xs)); /* frames past nsyms stay 0: play() copies them all */
+    memset(n->xs, 0, sizeof(n->xs)); /* frames past nsyms stay 0: play() ORs 0 into them */
     memset(n->os, 0, sizeof(n->os));
     for (int s = 0; s < sh->nsyms; s++) {
         for (int c = 0; c < sh->cells; c++) {
