@@ -828,8 +828,8 @@ enum { FETCH_NOTHING = -1, FETCH_BUCKET = 0 };
 /* Play ``cell`` (nothing when it is -1) into ``child`` and start fetching
  * what ``fetch`` says. The move loops of solve() and estimate() play one move
  * ahead this way: the next child's lines arrive while this child is searched
- * (measured in bench/engine.py: +4% node rate in solve(), +8% in estimate()).
- * A cut-off wastes the one move played ahead. */
+ * (see bench/core_ab.py for what it gains). A cut-off wastes the one move
+ * played ahead; the first child, searched at once, is fetched nothing. */
 static inline void
 play_ahead(Search *S, const Node *n, int cell, Node *child, int fetch)
 {
@@ -1713,8 +1713,9 @@ heuristic(const Shape *sh, const Node *n)
 /* play(), and the child's line sums (see heuristic()) from the parent's: only
  * the lines through the cell change. For the horizon's parents, which try
  * many children and need nothing else of them but the heuristic: from the
- * second child on, a parent's sums are worth counting once (measured: +6%
- * node rate in bench/engine.py; most parents are cut off after one child). */
+ * second child on, a parent's sums are worth counting once (most parents are
+ * cut off after one child, and counting them in every play() cost what it
+ * saved). */
 static void
 play_summed(const Shape *sh, const Node *n, int64_t my_sum, int64_t opp_sum, int cell, Node *child)
 {
@@ -1820,7 +1821,7 @@ estimate(Search *S, const Node *n, int depth, double alpha, double beta)
     int summed = 0;
     Node kids[2];
     int cell = next_move(&moves), now = 0;
-    play_ahead(S, n, cell, &kids[0], ahead ? depth - 1 : FETCH_NOTHING);
+    play_ahead(S, n, cell, &kids[0], FETCH_NOTHING); /* searched at once */
     while (cell >= 0) {
         int next = -1;
         if (ahead) {
