@@ -33,6 +33,8 @@ from engine import mid_game_positions
 from local_server import REPO
 
 from service.engine import Board, Player
+from service.engine.analysis import budget_shares
+from service.engine.search import shape_arguments
 
 BUDGET = 3_000_000  # as bench/engine.py's node rate
 TABLE_BYTES = 64 << 20  # the default table
@@ -86,16 +88,7 @@ def build(revision: str, here: Path) -> ModuleType:
 
 def analyse(core: ModuleType, board: Board) -> tuple[int, float]:
     """Nodes and seconds of one analysis, on a new table."""
-    shape = board.shape
-    core_shape = core.Shape(
-        rows=shape.rows,
-        cols=shape.cols,
-        k=shape.k,
-        tag=shape.tag,
-        lines=shape.line_cells,
-        symmetries=shape.symmetries,
-        order=shape.cell_order,
-    )
+    core_shape = core.Shape(*shape_arguments(board.shape))
     table = core.Table(TABLE_BYTES)
     started = time.perf_counter()
     found = core.analyze(
@@ -105,8 +98,7 @@ def analyse(core: ModuleType, board: Board) -> tuple[int, float]:
         board.o,
         board.side_to_move is Player.X,
         BUDGET,
-        BUDGET // 2,
-        BUDGET * 4 // 5,
+        *budget_shares(BUDGET),
     )
     return found[1], time.perf_counter() - started
 

@@ -865,20 +865,22 @@ static_bounds(const Shape *sh, const Node *n, int *low, int *high)
  * demand, rather than sorting, costs one pass per move tried, and a node that
  * is cut off after its first move or two pays for little more. */
 #define MOVE_SLOTS 64
+#define SLOT_BITS 6 /* a slot's place, in the low bits of its key */
+#define LAST_SLOT (MOVE_SLOTS - 1)
 #define FIRST_WEIGHT (1 << 24) /* above any sum of line weights */
 typedef struct {
     int count, next; /* the moves in all, those handed out */
     uint8_t cell[MOVE_SLOTS];
     /* Slot i holds the cell of place i in the static order: its key is
-     * weight << 6 | (63 - i), so that the largest key is the heaviest move
-     * and, among equals, the first in the static order; INT32_MIN for a cell
-     * that is not a move or was handed out. A fixed number of slots makes the
-     * pick a vectorised maximum. */
+     * weight << SLOT_BITS | (LAST_SLOT - i), so that the largest key is the
+     * heaviest move and, among equals, the first in the static order;
+     * INT32_MIN for a cell that is not a move or was handed out. A fixed
+     * number of slots makes the pick a vectorised maximum. */
     int32_t key[MOVE_SLOTS];
 } Moves;
 
-_Static_assert(MAX_CELLS <= MOVE_SLOTS && MOVE_SLOTS <= 64, "a slot's place fits in 6 bits");
-_Static_assert(FIRST_WEIGHT <= INT32_MAX >> 6, "the table's move keeps its key an int32");
+_Static_assert(MAX_CELLS <= MOVE_SLOTS && MOVE_SLOTS == 1 << SLOT_BITS, "a place fits its bits");
+_Static_assert(FIRST_WEIGHT <= INT32_MAX >> SLOT_BITS, "the table's move keeps its key an int32");
 
 static inline void
 no_moves(Moves *out)
@@ -918,7 +920,7 @@ gen_moves(const Shape *sh, const Node *n, int first, Moves *out)
         }
         int slot = sh->rank[c];
         out->cell[slot] = (uint8_t)c;
-        out->key[slot] = score << 6 | (63 - slot);
+        out->key[slot] = score << SLOT_BITS | (LAST_SLOT - slot);
     }
     out->count = __builtin_popcountll(empty);
     out->next = 0;
@@ -929,7 +931,7 @@ forced_move(uint64_t cells, Moves *out)
 {
     no_moves(out);
     out->cell[0] = (uint8_t)__builtin_ctzll(cells);
-    out->key[0] = 63;
+    out->key[0] = LAST_SLOT; /* weight 0, place 0 */
     out->count = 1;
     out->next = 0;
 }
@@ -945,7 +947,7 @@ next_move(Moves *m)
     for (int i = 0; i < MOVE_SLOTS; i++) {
         best = m->key[i] > best ? m->key[i] : best;
     }
-    int index = 63 - (best & 63);
+    int index = LAST_SLOT - (best & LAST_SLOT);
     m->key[index] = INT32_MIN;
     m->next++;
     return m->cell[index];

@@ -43,6 +43,15 @@ OUTCOME_SHARE = 0.5
 DISTANCE_SHARE = 0.8
 
 
+def budget_shares(budget: int) -> tuple[int, int]:
+    """The outcome and distance budgets (cumulative) of a search of ``budget`` nodes.
+
+    >>> budget_shares(3_000_000), budget_shares(1)
+    ((1500000, 2400000), (1, 1))
+    """
+    return max(1, int(budget * OUTCOME_SHARE)), max(1, int(budget * DISTANCE_SHARE))
+
+
 @dataclass(frozen=True, slots=True)
 class MoveValue:
     """One legal move and its score for the player making it (see ``score.py``).
@@ -268,6 +277,7 @@ class Engine:
         budget = self.node_budget if node_budget is None else node_budget
         if budget < 1:
             raise ValueError(f"node_budget must be at least 1, got {budget}")
+        outcome_budget, distance_budget = budget_shares(budget)
         found = run(
             board.shape,
             self.table,
@@ -275,8 +285,8 @@ class Engine:
             board.o,
             x_to_move=board.side_to_move is Player.X,
             budget=budget,
-            outcome_budget=max(1, int(budget * OUTCOME_SHARE)),
-            distance_budget=max(1, int(budget * DISTANCE_SHARE)),
+            outcome_budget=outcome_budget,
+            distance_budget=distance_budget,
             control=control,
         )
         marks = board.mark_count

@@ -22,7 +22,7 @@ Estimates lie strictly inside (-1, 1).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -98,17 +98,28 @@ def to_internal(public: int, marks: int) -> int:
     return 0
 
 
+ShapeArguments = tuple[
+    int, int, int, int, Sequence[Sequence[int]], Sequence[Sequence[int]], Sequence[int]
+]
+
+
+def shape_arguments(shape: Geometry) -> ShapeArguments:
+    """What a core's ``Shape`` is made of: rows, cols, k, tag, lines, symmetries
+    and cell order (also for the other builds of ``bench/core_ab.py``)."""
+    return (
+        shape.rows,
+        shape.cols,
+        shape.k,
+        shape.tag,
+        shape.line_cells,
+        shape.symmetries,
+        shape.cell_order,
+    )
+
+
 @cache  # bounded: at most 5 * 5 * 5 shapes exist
 def core_shape(shape: Geometry) -> _core.Shape:
-    return _core.Shape(
-        rows=shape.rows,
-        cols=shape.cols,
-        k=shape.k,
-        tag=shape.tag,
-        lines=shape.line_cells,
-        symmetries=shape.symmetries,
-        order=shape.cell_order,
-    )
+    return _core.Shape(*shape_arguments(shape))
 
 
 def run(
