@@ -17,7 +17,7 @@ FROM python:3.11-slim-bookworm AS builder
 
 WORKDIR /src
 
-# A C compiler for the compiled search core (service/engine/_core.c, built by
+# A C compiler for the compiled search core (service/engine/core/, built by
 # setup.py). Only this stage has it: the runtime stage installs the built
 # wheel and never compiles. The packages are Debian bookworm's, fixed by the
 # base image's tag; pinning their exact versions would break the build at

@@ -8,7 +8,8 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
 # The compiled search core: a change to its source reinstalls (rebuilds) it.
-CORE_SOURCES := setup.py service/engine/_core.c
+CORE_SOURCES := setup.py $(wildcard service/engine/core/*.[ch] service/engine/core/*/*.[ch])
+CORE_C := $(wildcard service/engine/core/*.c service/engine/core/*/*.c)
 # The TypeScript client's development packages, from its committed lockfile.
 TS_CLIENT := clients/typescript
 NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
@@ -78,7 +79,7 @@ sanitize: $(DEV_STAMP)
 	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -shared -fPIC \
 		-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		-I"$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['include'])")" \
-		service/engine/_core.c -o $(SANITIZED_CORE)
+		$(CORE_C) -o $(SANITIZED_CORE)
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0 TTT_TEST_CORE=$(SANITIZED_CORE) \
 		$(PY) -m pytest -p tests.core_under_test tests/engine/test_differential.py tests/engine/test_knowledge.py -q -p no:cacheprovider

@@ -8,6 +8,7 @@ third of the speed). TTT_CORE_CFLAGS adds flags, which the sanitizer build of
 
 import os
 import platform
+from pathlib import Path
 
 from setuptools import Extension, setup
 
@@ -16,11 +17,18 @@ if platform.machine().lower() in ("x86_64", "amd64"):
     flags.append("-mpopcnt")
 flags += os.environ.get("TTT_CORE_CFLAGS", "").split()
 
+# The core is a folder of files by concept (service/engine/core/common.h says
+# which); every C file in it is part of the one extension module.
+CORE = Path("service/engine/core")
+SOURCES = sorted(str(path) for path in CORE.rglob("*.c"))
+HEADERS = sorted(str(path) for path in CORE.rglob("*.h"))
+
 setup(
     ext_modules=[
         Extension(
             "service.engine._core",
-            sources=["service/engine/_core.c"],
+            sources=SOURCES,
+            depends=HEADERS,
             extra_compile_args=flags,
             extra_link_args=os.environ.get("TTT_CORE_LDFLAGS", "").split(),
         )

@@ -4,9 +4,10 @@ each on the engine benchmark's 8 rate positions, alternated position by position
     .venv/bin/python bench/core_ab.py 2f5424c b22545e        # two commits
     .venv/bin/python bench/core_ab.py HEAD .                 # HEAD against the working tree
 
-Each side is a git revision (or ``.``, the working tree): its ``_core.c`` is
-compiled with the flags of its own ``setup.py`` into a temporary directory and
-loaded as a module of its own. Every position gets a new table for each build,
+Each side is a git revision (or ``.``, the working tree): its core's C sources
+(one ``_core.c`` before the core became a folder, ``service/engine/core/`` since)
+are compiled with the flags of its own ``setup.py`` into a temporary directory
+and loaded as a module of its own. Every position gets a new table for each build,
 as in ``bench/engine.py``'s target measure, and the two builds take turns in
 opposite order from one position to the next, so neither always runs first.
 Prints each build's nodes and the median of its per-round rates, and the
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import runpy
 import statistics
 import subprocess
@@ -40,41 +42,50 @@ BUDGET = 3_000_000  # as bench/engine.py's node rate
 TABLE_BYTES = 64 << 20  # the default table
 
 
-def source(revision: str, path: str) -> str:
+def export(revision: str, here: Path) -> None:
+    """``revision``'s ``setup.py`` and engine sources, written under ``here``."""
+    paths = ["setup.py", "service/engine"]
     if revision == ".":
-        return (REPO / path).read_text()
-    return subprocess.run(
-        ["git", "show", f"{revision}:{path}"], cwd=REPO, check=True, capture_output=True, text=True
+        for path in paths:
+            subprocess.run(["cp", "-r", "--parents", path, str(here)], cwd=REPO, check=True)
+        return
+    archive = subprocess.run(
+        ["git", "archive", revision, *paths], cwd=REPO, check=True, capture_output=True
     ).stdout
+    subprocess.run(["tar", "-x", "-C", str(here)], input=archive, check=True)
 
 
-def setup_flags(setup_py: Path) -> list[str]:
-    """The core's compile flags, as that ``setup.py`` hands them to setuptools."""
+def setup_extension(setup_py: Path) -> tuple[list[str], list[str]]:
+    """The core's sources and compile flags, as that ``setup.py`` hands them to
+    setuptools (run from its own directory, where it finds its sources)."""
     captured: dict[str, Any] = {}
     real = setuptools.setup
     setuptools.setup = lambda **kwargs: captured.update(kwargs)
+    cwd = Path.cwd()
     try:
+        os.chdir(setup_py.parent)
         runpy.run_path(str(setup_py))
     finally:
+        os.chdir(cwd)
         setuptools.setup = real
     (extension,) = captured["ext_modules"]
-    return list(extension.extra_compile_args)
+    return list(extension.sources), list(extension.extra_compile_args)
 
 
 def build(revision: str, here: Path) -> ModuleType:
     """``revision``'s core, built in the new directory ``here`` and loaded."""
     here.mkdir()
-    (here / "_core.c").write_text(source(revision, "service/engine/_core.c"))
-    (here / "setup.py").write_text(source(revision, "setup.py"))
+    export(revision, here)
+    sources, flags = setup_extension(here / "setup.py")
     library = here / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
     command = [
         *str(sysconfig.get_config_var("CC")).split(),
         *str(sysconfig.get_config_var("CFLAGS")).split(),
         *str(sysconfig.get_config_var("CCSHARED")).split(),
-        *setup_flags(here / "setup.py"),
+        *flags,
         f"-I{sysconfig.get_paths()['include']}",
         "-shared",
-        str(here / "_core.c"),
+        *(str(here / source) for source in sources),
         "-o",
         str(library),
     ]

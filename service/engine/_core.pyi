@@ -1,4 +1,4 @@
-"""Type stubs for the compiled search core (``_core.c``)."""
+"""Type stubs for the compiled search core (``core/module.c``)."""
 
 from collections.abc import Sequence
 

@@ -1,4 +1,4 @@
-"""The search, as Python sees it: a thin layer over the compiled core ``_core.c``.
+"""The search, as Python sees it: a thin layer over the compiled core (``core/``).
 
 The core owns negamax with alpha-beta over bitboards, the bound semantics, the
 shared table of proven bounds, the move ordering, the heuristic, the tactics

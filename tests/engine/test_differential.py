@@ -175,7 +175,7 @@ def test_tactics_hold_at_any_budget_on_boards_up_to_7x7(board: Board, budget: in
 
 
 def documented_estimate(board: Board) -> float:
-    """The heuristic as ``_core.c`` documents it: every line still open to a side
+    """The heuristic as ``core/small/estimate.c`` documents it: every line still open to a side
     counts 4 ** (its marks on it), doubled for the side to move, and the
     difference d is squashed to 0.9 * d / (|d| + lines)."""
     me, them = (board.x, board.o) if board.side_to_move is Player.X else (board.o, board.x)

@@ -1,0 +1,84 @@
+/*
+ * The clock of a search: its node budget, its deadline and its cancel flag.
+ *
+ * A Control is the Python object another thread holds to stop a search (the
+ * HTTP layer's deadline, a client that left, the drain on SIGTERM); a Clock
+ * is a search's own count of nodes against its limit, which looks at the
+ * Control every CHECK_MASK + 1 nodes. Both searches (small/ and big/) count
+ * every node through count_node(), so a budget means the same in both, and a
+ * stop is seen within about a thousand nodes, whatever the search.
+ */
+#ifndef CORE_CLOCK_H
+#define CORE_CLOCK_H
+
+#include "common.h"
+
+#include <time.h>
+
+#define CHECK_MASK 1023 /* look at the clock and the cancel flag every 1,024 nodes */
+
+typedef struct {
+    PyObject_HEAD
+    atomic_int cancelled;
+    atomic_llong deadline_ns; /* CLOCK_MONOTONIC nanoseconds; 0: none */
+} Control;
+
+extern PyTypeObject ControlType;
+
+typedef struct {
+    Control *ctl;       /* NULL: no deadline, no cancellation */
+    uint64_t nodes;     /* nodes visited so far */
+    uint64_t limit;     /* the node count at which the search stops (STOP_BUDGET) */
+    int stop;           /* why the search stopped (STOP_*), STOP_NONE while it runs */
+    int unlimited;      /* count nodes but never stop (the estimates' depth 1) */
+} Clock;
+
+static inline int64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Count one node; returns 1 (and sets stop) when the search must stop. */
+static inline int
+count_node(Clock *c)
+{
+    if (c->unlimited) {
+        c->nodes++;
+        return 0;
+    }
+    if (c->nodes >= c->limit) {
+        c->stop = STOP_BUDGET;
+        return 1;
+    }
+    c->nodes++;
+    if ((c->nodes & CHECK_MASK) == 0 && c->ctl != NULL) {
+        if (atomic_load_explicit(&c->ctl->cancelled, memory_order_relaxed)) {
+            c->stop = STOP_CANCELLED;
+            return 1;
+        }
+        int64_t deadline = atomic_load_explicit(&c->ctl->deadline_ns, memory_order_relaxed);
+        if (deadline != 0 && now_ns() >= deadline) {
+            c->stop = STOP_DEADLINE;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A sub-search that may spend at most ``allowance`` more nodes: allow()
+ * lowers the limit and returns the one to restore, unallow() restores it and
+ * clears a budget stop that was the allowance's, not the search's. */
+uint64_t allow(Clock *c, uint64_t allowance);
+void unallow(Clock *c, uint64_t limit);
+
+/* Whether the deadline has passed (*deadline_hit) or the search was cancelled
+ * (*cancelled), looked at once, outside the node count. */
+void clock_check(const Clock *c, int *deadline_hit, int *cancelled);
+
+/* Record why a phase stopped; returns 1 when later phases must not search. */
+int phase_stopped(Clock *c, int *deadline_hit, int *cancelled);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * The small boards' board (see board.h): the Shape type, built once per shape
+ * from what Python hands it, and play(), which keeps a Node's threats, open
+ * lines and symmetric images as each move is made.
+ */
+#include "board.h"
+
+static int
+read_cell_list(PyObject *seq, int cells, uint8_t *out, Py_ssize_t expected, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (expected >= 0 && n != expected) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd cells, got %zd", what, expected, n);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (v < 0 || v >= cells) {
+            PyErr_Format(PyExc_ValueError, "%s: cell %ld is off the board", what, v);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (uint8_t)v;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+}
+
+static int
+is_permutation(const uint8_t *p, int cells)
+{
+    uint64_t seen = 0;
+    for (int i = 0; i < cells; i++) {
+        seen |= (uint64_t)1 << p[i];
+    }
+    return seen == (((uint64_t)1 << cells) - 1);
+}
+
+static int
+Shape_init(Shape *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"rows", "cols", "k", "tag", "lines", "symmetries", "order", NULL};
+    int rows, cols, k, tag;
+    PyObject *lines, *symmetries, *order;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiOOO", kwlist, &rows, &cols, &k, &tag,
+                                     &lines, &symmetries, &order)) {
+        return -1;
+    }
+    if (rows < 3 || rows > MAX_SIDE || cols < 3 || cols > MAX_SIDE || k < 3 ||
+        k > (rows > cols ? rows : cols) || tag < 0 || tag > 255) {
+        PyErr_SetString(PyExc_ValueError, "shape out of range");
+        return -1;
+    }
+    int cells = rows * cols;
+    self->rows = rows;
+    self->cols = cols;
+    self->k = k;
+    self->tag = tag;
+    self->cells = cells;
+    self->full = ((uint64_t)1 << cells) - 1;
+    memset(self->nthrough, 0, sizeof(self->nthrough));
+    memset(self->through_mask, 0, sizeof(self->through_mask));
+
+    PyObject *fast = PySequence_Fast(lines, "lines must be a sequence");
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t nlines = PySequence_Fast_GET_SIZE(fast);
+    if (nlines < 1 || nlines > MAX_LINES) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "between 1 and 128 lines");
+        return -1;
+    }
+    self->nlines = (int)nlines;
+    for (Py_ssize_t i = 0; i < nlines; i++) {
+        uint8_t line_cells[MAX_SIDE];
+        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, i), cells, line_cells, k,
+                           "a line") < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        uint64_t mask = 0;
+        for (int j = 0; j < k; j++) {
+            int c = line_cells[j];
+            mask |= (uint64_t)1 << c;
+            if (self->nthrough[c] >= MAX_THROUGH) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "too many lines through one cell");
+                return -1;
+            }
+            self->through[c][self->nthrough[c]++] = (uint8_t)i;
+            self->through_mask[c] |= (lineset)1 << i;
+        }
+        if (__builtin_popcountll(mask) != k) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a line repeats a cell");
+            return -1;
+        }
+        self->line[i] = mask;
+        /* Its group: a direction (the step between its first two cells) and
+         * which row, column or diagonal of that direction. */
+        int first = line_cells[0] < line_cells[1] ? line_cells[0] : line_cells[1];
+        int step = abs((int)line_cells[1] - (int)line_cells[0]);
+        int r = first / cols, c = first % cols, direction, which;
+        if (step == 1) {
+            direction = 0, which = r;
+        }
+        else if (step == cols) {
+            direction = 1, which = c;
+        }
+        else if (step == cols + 1) {
+            direction = 2, which = r - c + MAX_SIDE - 1;
+        }
+        else if (step == cols - 1) {
+            direction = 3, which = r + c;
+        }
+        else {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a line's cells are not in a row, column or diagonal");
+            return -1;
+        }
+        self->group[i] = (uint8_t)(direction * (2 * MAX_SIDE - 1) + which);
+    }
+    Py_DECREF(fast);
+
+    fast = PySequence_Fast(symmetries, "symmetries must be a sequence");
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t nsyms = PySequence_Fast_GET_SIZE(fast);
+    if (nsyms < 1 || nsyms > MAX_SYMS) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "between 1 and 8 symmetries");
+        return -1;
+    }
+    self->nsyms = (int)nsyms;
+    memset(self->image, 0, sizeof(self->image));
+    for (Py_ssize_t s = 0; s < nsyms; s++) {
+        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, s), cells, self->perm[s], cells,
+                           "a symmetry") < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (!is_permutation(self->perm[s], cells)) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a symmetry is not a permutation");
+            return -1;
+        }
+        for (int c = 0; c < cells; c++) {
+            self->inverse[s][self->perm[s][c]] = (uint8_t)c;
+            self->image[c][s] = (uint64_t)1 << self->perm[s][c];
+        }
+    }
+    Py_DECREF(fast);
+    for (int c = 0; c < cells; c++) {
+        if (self->perm[0][c] != c) {
+            PyErr_SetString(PyExc_ValueError, "the first symmetry must be the identity");
+            return -1;
+        }
+    }
+    if (read_cell_list(order, cells, self->order, cells, "order") < 0) {
+        return -1;
+    }
+    if (!is_permutation(self->order, cells)) {
+        PyErr_SetString(PyExc_ValueError, "order is not a permutation of the cells");
+        return -1;
+    }
+    for (int i = 0; i < cells; i++) {
+        self->rank[self->order[i]] = (uint8_t)i;
+    }
+    return 0;
+}
+
+PyTypeObject ShapeType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Shape",
+    .tp_basicsize = sizeof(Shape),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Shape_init,
+    .tp_doc = "A board shape: lines, symmetries and cell order, fixed at construction.",
+};
+
+static inline uint64_t
+new_threats(const Shape *sh, uint64_t mine, lineset my_open, int cell)
+{
+    uint64_t found = 0;
+    int need = sh->k - 1;
+    lineset open_here = my_open & sh->through_mask[cell];
+    for (int half = 0; half < 2; half++) {
+        const uint64_t *lines = &sh->line[64 * half];
+        for (uint64_t bits = (uint64_t)(open_here >> (64 * half)); bits; bits &= bits - 1) {
+            uint64_t m = lines[__builtin_ctzll(bits)];
+            if (__builtin_popcountll(mine & m) == need) {
+                found |= m & ~mine;
+            }
+        }
+    }
+    return found;
+}
+
+HOT void
+play(const Shape *sh, const Node *n, int cell, Node *child)
+{
+    uint64_t bit = (uint64_t)1 << cell;
+    uint64_t mine = n->me | bit;
+    child->me = n->opp;
+    child->opp = mine;
+    child->my_thr = n->opp_thr & ~bit;
+    child->opp_thr = (n->my_thr & ~bit) | new_threats(sh, mine, n->my_open, cell);
+    child->my_open = n->opp_open & ~sh->through_mask[cell];
+    child->opp_open = n->my_open;
+    /* All MAX_SYMS frames, used or not (the images past nsyms are 0): work of
+     * a fixed size is a few vector operations, of a variable size a loop. */
+    uint64_t xmask = n->color == 0 ? ~(uint64_t)0 : 0;
+    const uint64_t *image = sh->image[cell];
+    for (int s = 0; s < MAX_SYMS; s++) {
+        child->xs[s] = n->xs[s] | (image[s] & xmask);
+        child->os[s] = n->os[s] | (image[s] & ~xmask);
+    }
+    child->color = n->color ^ 1;
+    child->marks = n->marks + 1;
+    child->summed = 0;
+}
+
+uint64_t
+all_threats(const Shape *sh, uint64_t mine, uint64_t theirs)
+{
+    uint64_t found = 0;
+    for (int l = 0; l < sh->nlines; l++) {
+        uint64_t m = sh->line[l];
+        if (!(theirs & m) && __builtin_popcountll(mine & m) == sh->k - 1) {
+            found |= m & ~mine;
+        }
+    }
+    return found;
+}
+
+lineset
+open_lines(const Shape *sh, uint64_t theirs)
+{
+    lineset set = 0;
+    for (int l = 0; l < sh->nlines; l++) {
+        if (!(theirs & sh->line[l])) {
+            set |= (lineset)1 << l;
+        }
+    }
+    return set;
+}
+
+void
+root_node(const Shape *sh, uint64_t x, uint64_t o, int x_to_move, Node *n)
+{
+    n->me = x_to_move ? x : o;
+    n->opp = x_to_move ? o : x;
+    n->my_thr = all_threats(sh, n->me, n->opp);
+    n->opp_thr = all_threats(sh, n->opp, n->me);
+    n->my_open = open_lines(sh, n->opp);
+    n->opp_open = open_lines(sh, n->me);
+    memset(n->xs, 0, sizeof(n->xs)); /* frames past nsyms stay 0: play() ORs 0 into them */
+    memset(n->os, 0, sizeof(n->os));
+    for (int s = 0; s < sh->nsyms; s++) {
+        for (int c = 0; c < sh->cells; c++) {
+            if ((x >> c) & 1) {
+                n->xs[s] |= (uint64_t)1 << sh->perm[s][c];
+            }
+            if ((o >> c) & 1) {
+                n->os[s] |= (uint64_t)1 << sh->perm[s][c];
+            }
+        }
+    }
+    n->color = x_to_move ? 0 : 1;
+    n->marks = __builtin_popcountll(x | o);
+    n->summed = 0;
+}

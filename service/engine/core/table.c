@@ -1,0 +1,231 @@
+/*
+ * The shared table (see table.h): its memory, its locks, probes and stores,
+ * and the Table type Python creates once per engine.
+ */
+#include "table.h"
+
+#include <sys/mman.h>
+
+static int
+Table_init(Table *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"size_bytes", NULL};
+    unsigned long long size;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "K", kwlist, &size)) {
+        return -1;
+    }
+    uint64_t want = size / BUCKET_BYTES;
+    if (want < 1) {
+        PyErr_SetString(PyExc_ValueError, "the table needs room for at least one bucket");
+        return -1;
+    }
+    uint64_t buckets = want; /* any count: bucket_of() scales the hash, it does not mask it */
+    if (self->mapping != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
+        return -1;
+    }
+    /* Zero pages from the kernel, touched only as the table fills: a new
+     * table costs nothing until it is used. The entries start on a 2 MiB
+     * boundary (the slack before it is never touched), so that the table can
+     * later sit on huge pages: see ask_for_huge_pages(). */
+    size_t bytes = (size_t)(buckets * BUCKET_BYTES);
+    char *mapping = mmap(NULL, bytes + HUGE_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    char *start =
+        (char *)(((uintptr_t)mapping + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
+    self->mapping = mapping;
+    self->mapping_bytes = bytes + HUGE_PAGE_BYTES;
+    self->entries = (Entry *)start;
+    atomic_init(&self->huge_asked, bytes < HUGE_PAGE_BYTES); /* too small to gain */
+    self->buckets = buckets;
+    for (int i = 0; i < LOCK_STRIPES; i++) {
+        atomic_init(&self->locks[i], 0);
+    }
+    atomic_init(&self->hits, 0);
+    atomic_init(&self->misses, 0);
+    atomic_init(&self->stored, 0);
+    atomic_init(&self->evictions, 0);
+    atomic_init(&self->filled, 0);
+    return 0;
+}
+
+static void
+Table_dealloc(Table *self)
+{
+    if (self->mapping != NULL) {
+        munmap(self->mapping, self->mapping_bytes);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Table_stats(Table *self, PyObject *Py_UNUSED(ignored))
+{
+    return Py_BuildValue("(KKKKKK)", (unsigned long long)atomic_load(&self->hits),
+                         (unsigned long long)atomic_load(&self->misses),
+                         (unsigned long long)atomic_load(&self->filled),
+                         (unsigned long long)atomic_load(&self->evictions),
+                         (unsigned long long)(self->buckets * BUCKET_SLOTS),
+                         (unsigned long long)table_bytes(self));
+}
+
+static PyObject *
+Table_clear(Table *self, PyObject *Py_UNUSED(ignored))
+{
+    /* Only while no search runs: the caller (Engine) holds that guarantee. */
+    memset(self->entries, 0, table_bytes(self));
+    atomic_store(&self->filled, 0);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Table_methods[] = {
+    {"stats", (PyCFunction)Table_stats, METH_NOARGS,
+     "(hits, misses, entries, evictions, capacity_entries, size_bytes)"},
+    {"clear", (PyCFunction)Table_clear, METH_NOARGS, "Forget every entry."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Table",
+    .tp_basicsize = sizeof(Table),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Table_init,
+    .tp_dealloc = (destructor)Table_dealloc,
+    .tp_methods = Table_methods,
+    .tp_doc = "The shared table of proven bounds, of a fixed size in bytes.",
+};
+
+
+static inline void
+lock_stripe(Table *t, uint64_t bucket)
+{
+    atomic_uchar *lock = &t->locks[bucket & (LOCK_STRIPES - 1)];
+    while (atomic_exchange_explicit(lock, 1, memory_order_acquire)) {
+        while (atomic_load_explicit(lock, memory_order_relaxed)) {
+        }
+    }
+}
+
+static inline void
+unlock_stripe(Table *t, uint64_t bucket)
+{
+    atomic_store_explicit(&t->locks[bucket & (LOCK_STRIPES - 1)], 0, memory_order_release);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Control: how another thread stops a search                                */
+
+HOT int
+table_probe(Table *t, uint64_t key0, uint64_t key1, int *lower, int *upper, int *move, int *tried)
+{
+    uint64_t b = bucket_of(t, key0, key1);
+    Entry *slots = bucket_at(t->entries, b);
+    int found = 0;
+    lock_stripe(t, b);
+    for (int i = 0; i < BUCKET_SLOTS; i++) {
+        if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+            *lower = slots[i].lower;
+            *upper = slots[i].upper;
+            *move = slots[i].move;
+            if (tried != NULL) {
+                *tried = slots[i].tried;
+            }
+            found = 1;
+            break;
+        }
+    }
+    unlock_stripe(t, b);
+    return found;
+}
+
+/* Once a table holds HUGE_AFTER_ENTRIES entries it is in real use, and it
+ * moves to 2 MiB pages: every probe lands on a random page, and with 4 KiB
+ * pages nearly every probe also missed the TLB (measured: +10% node rate in
+ * bench/engine.py). MADV_HUGEPAGE makes the pages touched from then on huge;
+ * MADV_COLLAPSE (Linux 6.1) turns the ones already touched into huge pages,
+ * once, in about 5 ms. Not from the start: a small cold search would pay for
+ * zeroing whole 2 MiB pages it barely touches (measured: the cold 3x3 answer
+ * went from 0.4 ms to 7 ms). Where the kernel says no, nothing changes but the
+ * speed. */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+static void
+ask_for_huge_pages(Table *t)
+{
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&t->huge_asked, &expected, 1)) {
+#ifdef MADV_HUGEPAGE
+        (void)madvise(t->entries, table_bytes(t), MADV_HUGEPAGE);
+        (void)madvise(t->entries, table_bytes(t), MADV_COLLAPSE);
+#endif
+    }
+}
+
+HOT void
+table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int move, uint64_t nodes,
+            int tried)
+{
+    uint64_t b = bucket_of(t, key0, key1);
+    Entry *slots = bucket_at(t->entries, b);
+    int work = 64 - (nodes ? __builtin_clzll(nodes) : 64);
+    int filled = 0, evicted = 0;
+    lock_stripe(t, b);
+    Entry *target = NULL;
+    for (int i = 0; i < BUCKET_SLOTS; i++) {
+        if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+            target = &slots[i];
+            int merged_lower = target->lower > lower ? target->lower : lower;
+            int merged_upper = target->upper < upper ? target->upper : upper;
+            if (merged_lower <= merged_upper) {
+                lower = merged_lower;
+                upper = merged_upper;
+            }
+            if (target->work > work) {
+                work = target->work;
+            }
+            tried |= target->tried;
+            break;
+        }
+    }
+    if (target == NULL) {
+        for (int i = 0; i < BUCKET_SLOTS; i++) {
+            if (slots[i].key0 == 0) {
+                target = &slots[i];
+                filled = 1;
+                break;
+            }
+        }
+    }
+    if (target == NULL) {
+        target = &slots[0];
+        for (int i = 1; i < BUCKET_SLOTS; i++) {
+            if (slots[i].work < target->work) {
+                target = &slots[i];
+            }
+        }
+        evicted = 1;
+    }
+    target->key0 = key0;
+    target->key1 = key1;
+    target->lower = (int8_t)lower;
+    target->upper = (int8_t)upper;
+    target->move = (uint8_t)move;
+    target->work = (uint8_t)work;
+    target->tried = (uint8_t)tried;
+    unlock_stripe(t, b);
+    if (filled) {
+        uint64_t now_filled = atomic_fetch_add_explicit(&t->filled, 1, memory_order_relaxed) + 1;
+        if (now_filled >= HUGE_AFTER_ENTRIES &&
+            !atomic_load_explicit(&t->huge_asked, memory_order_relaxed)) {
+            ask_for_huge_pages(t);
+        }
+    }
+    if (evicted) {
+        atomic_fetch_add_explicit(&t->evictions, 1, memory_order_relaxed);
+    }
+}

@@ -1,0 +1,95 @@
+/*
+ * The shared table: a fixed number of bytes (TTT_TABLE_MB) that every search
+ * of the process reads and writes, on any thread.
+ *
+ * It is split into buckets of three 21-byte entries, one 64-byte cache line
+ * each, on huge pages once it is in use; a bucket is found by a hash of the
+ * position's key and guarded by one of a fixed set of striped spin locks.
+ * Each entry keeps the whole key (two words) that it was stored under, so a
+ * hit is verified exactly. Replacement: a store to a key already in the
+ * bucket merges the bounds (both are proven, so their intersection is);
+ * otherwise it takes an empty slot, or else evicts the entry whose subtree
+ * cost the fewest nodes (the "work" of an entry is the bit length of the node
+ * count that proved it), so cheap results make way and expensive proofs stay.
+ *
+ * The small boards' entries (small/) hold proven lower and upper bounds only,
+ * keyed on the canonical position itself; see small/node.h for that key.
+ */
+#ifndef CORE_TABLE_H
+#define CORE_TABLE_H
+
+#include "common.h"
+
+#define BUCKET_SLOTS 3 /* entries of 21 bytes in a bucket of one 64-byte cache line */
+#define BUCKET_BYTES 64
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+#define HUGE_AFTER_ENTRIES 1024
+#define LOCK_STRIPES 4096
+
+typedef struct {
+    uint64_t key0; /* the position's key, two words; key0 is 0 in an empty slot */
+    uint64_t key1;
+    int8_t lower, upper;
+    uint8_t move;  /* best move in the canonical frame */
+    uint8_t work;  /* bit length of the nodes that proved it */
+    uint8_t tried; /* TRIED_* knowledge that found nothing here: not worth a retry */
+} __attribute__((packed)) Entry;
+
+_Static_assert(sizeof(Entry) * BUCKET_SLOTS <= BUCKET_BYTES, "a bucket fits its entries");
+
+enum { TRIED_MINE = 1, TRIED_THEIRS = 2, TRIED_VCF = 4 };
+
+typedef struct {
+    PyObject_HEAD
+    Entry *entries;
+    void *mapping; /* the anonymous mapping that holds entries */
+    size_t mapping_bytes;
+    uint64_t buckets;
+    atomic_uchar locks[LOCK_STRIPES];
+    atomic_ullong hits, misses, stored, evictions, filled;
+    atomic_int huge_asked; /* see ask_for_huge_pages() */
+} Table;
+
+extern PyTypeObject TableType;
+
+/* A bucket is one cache line, so a probe costs one miss, not two. */
+static inline Entry *
+bucket_at(Entry *entries, uint64_t b)
+{
+    return (Entry *)((char *)entries + b * BUCKET_BYTES);
+}
+
+/* The bytes of the entries (the mapping also holds the slack that aligns them). */
+static inline size_t
+table_bytes(const Table *t)
+{
+    return (size_t)(t->buckets * BUCKET_BYTES);
+}
+
+/* The bucket of a key: the hash scaled to [0, buckets) by a multiply and a
+ * shift (Lemire's reduction), so the table can have exactly the size asked for. */
+static inline uint64_t
+bucket_of(const Table *t, uint64_t key0, uint64_t key1)
+{
+    uint64_t hash = mix64(key0 ^ mix64(key1));
+    return (uint64_t)(((unsigned __int128)hash * t->buckets) >> 64);
+}
+
+/* A probe is a cache miss (the table is far larger than the caches): fetching
+ * the bucket's line early lets the search work while it arrives. */
+static inline void
+table_prefetch(const Table *t, uint64_t key0, uint64_t key1)
+{
+    __builtin_prefetch(bucket_at(t->entries, bucket_of(t, key0, key1)), 1, 3);
+}
+
+/* The entry stored under (key0, key1): its bounds, move and tried flags
+ * (``tried`` may be NULL); returns 0 when there is none. */
+int table_probe(Table *t, uint64_t key0, uint64_t key1, int *lower, int *upper, int *move,
+                int *tried);
+
+/* Store proven bounds under (key0, key1), with the nodes their proof cost. */
+void table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int move,
+                 uint64_t nodes, int tried);
+
+#endif
