@@ -15,6 +15,7 @@ from service.engine.analysis import (
     Engine,
     EngineStats,
     MoveValue,
+    Omitted,
     move_outcome,
     rank_moves,
 )
@@ -25,17 +26,19 @@ from service.engine.errors import (
     BoardCharacterError,
     BoardError,
     BoardSizeError,
+    CoordinateError,
     DoubleWinError,
     GameOverError,
     IllegalMoveError,
     IllegalPositionError,
     InvalidBoardError,
     MarkCountError,
+    RuleError,
     SideToMoveError,
     UnreachableWinError,
 )
-from service.engine.geometry import Geometry, default_k, geometry
-from service.engine.score import Outcome
+from service.engine.geometry import Geometry, Rule, default_k, geometry
+from service.engine.score import Outcome, outcome
 from service.engine.search import SearchCancelled, SearchControl, StopReason
 
 __all__ = [
@@ -48,6 +51,7 @@ __all__ = [
     "BoardSizeError",
     "BoundedCache",
     "CacheStats",
+    "CoordinateError",
     "Difficulty",
     "DoubleWinError",
     "Engine",
@@ -59,8 +63,11 @@ __all__ = [
     "InvalidBoardError",
     "MarkCountError",
     "MoveValue",
+    "Omitted",
     "Outcome",
     "Player",
+    "Rule",
+    "RuleError",
     "SearchCancelled",
     "SearchControl",
     "SideToMoveError",
@@ -71,6 +78,7 @@ __all__ = [
     "default_k",
     "geometry",
     "move_outcome",
+    "outcome",
     "rank_moves",
     "suggest",
 ]

@@ -8,6 +8,8 @@ STOP_DEADLINE: int
 STOP_CANCELLED: int
 BUCKET_BYTES: int
 BUCKET_SLOTS: int
+BIG_MAX_SIDE: int
+SMALL_MAX_CELLS: int
 
 class Shape:
     def __init__(
@@ -19,6 +21,7 @@ class Shape:
         lines: Sequence[Sequence[int]],
         symmetries: Sequence[Sequence[int]],
         order: Sequence[int],
+        flanks: Sequence[Sequence[int]] | None = None,
     ) -> None: ...
 
 class Table:
@@ -55,3 +58,25 @@ def pairing(shape: Shape, x: int, o: int, x_to_move: bool, /) -> list[tuple[int,
 def can_win(
     shape: Shape, table: Table, x: int, o: int, x_to_move: bool, attacker_x: bool, nodes: int, /
 ) -> tuple[bool | None, int]: ...
+def analyze_big(
+    rows: int,
+    cols: int,
+    k: int,
+    exact: bool,
+    table: Table,
+    x: bytes,
+    o: bytes,
+    x_to_move: bool,
+    budget: int,
+    control: Control | None = None,
+) -> tuple[
+    list[tuple[int, float, bool, int, tuple[int, ...], bool]], int, int, int, int, int | None
+]: ...
+def big_board(
+    rows: int, cols: int, k: int, exact: bool, moves: Sequence[int], /
+) -> tuple[
+    list[int | tuple[tuple[int, int, int, int], tuple[int, int, int, int], int, int]],
+    tuple[list[int], ...],
+    int,
+    tuple[int, int],
+]: ...

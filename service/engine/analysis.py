@@ -22,14 +22,17 @@ from dataclasses import dataclass, field
 
 from service.engine.board import Board, Player
 from service.engine.cache import BoundedCache, CacheStats
-from service.engine.geometry import Geometry, geometry
+from service.engine.geometry import Geometry, Rule, geometry
 from service.engine.score import Outcome, Score, outcome, plies_to_end
 from service.engine.search import (
+    CoreResult,
     SearchControl,
     SearchObserver,
     StopReason,
     Table,
+    is_small,
     run,
+    run_big,
     to_public,
 )
 
@@ -83,8 +86,25 @@ def rank_moves(moves: Iterable[MoveValue]) -> tuple[MoveValue, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class Omitted:
+    """The legal moves an analysis does not list: on big boards, the cells the
+    search never considered (farther than two from every stone, and making no
+    threat). ``score`` is their common proven score where a tactic proves one
+    (facing a four, or an open three, each of them loses), else None: nothing
+    is claimed about them."""
+
+    count: int = 0
+    score: int | None = None
+
+
+NOTHING_OMITTED = Omitted()
+
+
+@dataclass(frozen=True, slots=True)
 class Analysis:
-    """Every legal move of ``board`` with its score, best first.
+    """The legal moves of ``board`` with their scores, best first: every one on
+    the boards the exact core holds, the search's candidates on bigger ones
+    (``omitted`` says what is left out).
 
     ``exact`` is true when every move's score is proven; ``depth`` is the search
     depth in plies behind estimated scores (the number of empty cells when
@@ -99,6 +119,7 @@ class Analysis:
     depth: int
     stopped_by: StopReason | None = None
     nodes: int = field(default=0, compare=False)
+    omitted: Omitted = NOTHING_OMITTED
 
     @property
     def best_score(self) -> Score:
@@ -125,6 +146,10 @@ class Analysis:
             return Outcome.WIN
         if any(o is None and not m.no_win for m, o in zip(self.moves, outcomes, strict=True)):
             return None
+        if self.omitted.count:
+            if self.omitted.score is None:
+                return None
+            outcomes.append(outcome(self.omitted.score))
         if Outcome.DRAW in outcomes:
             return Outcome.DRAW
         return None if None in outcomes else Outcome.LOSS
@@ -138,11 +163,15 @@ class Analysis:
         best = self.moves[0]
         if not best.exact:
             return None
-        if best.score == self.board.shape.cells:
-            return 1  # a win on this move: nothing is faster
+        if best.score >= self.board.shape.cells - 2:
+            # A win in 1, or in 3, which only a win in 1 could beat: and a win
+            # in 1 is always found, proven and ranked first.
+            return self.move_plies(best)
         for move in self.moves[1:]:
             if not move.exact and not (move.proven is Outcome.LOSS and best.score >= 0):
                 return None
+        if self.omitted.count and self.omitted.score is None:
+            return None
         return self.move_plies(best)
 
     def move_plies(self, move: MoveValue) -> int | None:
@@ -201,9 +230,7 @@ class Engine:
             raise ValueError(f"node_budget must be at least 1, got {node_budget}")
         self.node_budget = node_budget
         self.table = Table(table_bytes)
-        self.answers: BoundedCache[tuple[int, int, int, int, int, Player], Analysis] = BoundedCache(
-            answer_entries
-        )
+        self.answers: BoundedCache[AnswerKey, Analysis] = BoundedCache(answer_entries)
         self.observer = observer
         self._lock = threading.Lock()
         self._nodes = self._searches = self._exhausted = self._deadline = 0
@@ -277,22 +304,44 @@ class Engine:
         budget = self.node_budget if node_budget is None else node_budget
         if budget < 1:
             raise ValueError(f"node_budget must be at least 1, got {budget}")
+        found = self._run(board, budget, control)
+        marks = board.mark_count
+        ranked = rank_moves(_move_value(marks, *move) for move in found.moves)
+        exact = found.stopped_by is None
+        omitted = NOTHING_OMITTED
+        if found.omitted:
+            value = found.omitted_value
+            score = None if value is None else to_public(value, marks)
+            assert not isinstance(score, float)
+            omitted = Omitted(found.omitted, score)
+        return Analysis(board, ranked, exact, found.depth, found.stopped_by, found.nodes, omitted)
+
+    def _run(self, board: Board, budget: int, control: SearchControl | None) -> CoreResult:
+        """The core's search that holds the board: the exact core up to 7x7, the
+        big-board search beyond (``docs/architecture.md`` says why)."""
+        x_to_move = board.side_to_move is Player.X
+        if not is_small(board.shape):
+            return run_big(
+                board.shape,
+                self.table,
+                board.x,
+                board.o,
+                x_to_move=x_to_move,
+                budget=budget,
+                control=control,
+            )
         outcome_budget, distance_budget = budget_shares(budget)
-        found = run(
+        return run(
             board.shape,
             self.table,
             board.x,
             board.o,
-            x_to_move=board.side_to_move is Player.X,
+            x_to_move=x_to_move,
             budget=budget,
             outcome_budget=outcome_budget,
             distance_budget=distance_budget,
             control=control,
         )
-        marks = board.mark_count
-        ranked = rank_moves(_move_value(marks, *move) for move in found.moves)
-        exact = found.stopped_by is None
-        return Analysis(board, ranked, exact, found.depth, found.stopped_by, found.nodes)
 
     def solve_game(self, rows: int = 3, cols: int = 3, k: int | None = None) -> int:
         """Analyse every reachable position of a small game (X first) into the caches.
@@ -361,8 +410,8 @@ def _as_estimate(value: Score) -> float:
     return float(value)
 
 
-AnswerKey = tuple[int, int, int, int, int, Player]
+AnswerKey = tuple[int, int, int, Rule, int, int, Player]
 
 
 def _answer_key(board: Board) -> AnswerKey:
-    return (board.rows, board.cols, board.k, board.x, board.o, board.side_to_move)
+    return (board.rows, board.cols, board.k, board.rule, board.x, board.o, board.side_to_move)

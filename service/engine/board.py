@@ -1,8 +1,8 @@
 """The board: an immutable, validated position of an m,n,k-game, and its rules.
 
-This module owns parsing and formatting of board text, the side to move, the
-game's status (in progress, won, drawn) and the reachability rules. It knows
-nothing about search or about HTTP.
+This module owns parsing and formatting of board text, replaying a list of
+moves, the side to move, the game's status (in progress, won, drawn) and the
+reachability rules. It knows nothing about search or about HTTP.
 
 Board text lists the cells row by row: ``X``/``x`` and ``O``/``o`` for marks,
 ``.``, ``-``, ``_`` or a space for an empty cell, and optionally ``/`` between
@@ -16,31 +16,53 @@ Board.parse('X.O.X...O')
 (<Player.X: 'X'>, 'in_progress')
 >>> Board.parse("XXXOO....").winning_lines
 ((0, 1, 2),)
+
+A game may also be given as its moves in play order, by cell index or in
+gomoku notation (see ``geometry.py``):
+
+>>> Board.from_moves(["h8", "h9", 113], rows=15, cols=15).mark_count
+3
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 
 from service.engine.errors import (
     BoardCharacterError,
     BoardSizeError,
+    CoordinateError,
     DoubleWinError,
     GameOverError,
     IllegalMoveError,
     MarkCountError,
+    RuleError,
     SideToMoveError,
     UnreachableWinError,
 )
-from service.engine.geometry import MAX_SIDE, Geometry, cells_of, check_shape, default_k, geometry
+from service.engine.geometry import (
+    MAX_SIDE,
+    Geometry,
+    Rule,
+    cells_of,
+    check_shape,
+    default_k,
+    geometry,
+)
 
 EMPTY_CHARACTERS = frozenset(".-_ ")
 ROW_SEPARATOR = "/"
-# The longest text any board can have: 7x7 cells and 6 separators. Longer input
-# is refused before it is scanned.
+# The longest text any board can have: 20x20 cells and 19 separators. Longer
+# input is refused before it is scanned.
 MAX_TEXT_LENGTH = MAX_SIDE * MAX_SIDE + MAX_SIDE - 1
+# A move list names at most every cell of the largest board.
+MAX_MOVES = MAX_SIDE * MAX_SIDE
+# The board a move list is played on when neither side is given: gomoku's.
+DEFAULT_MOVES_SIDE = 15
+Move = int | str
 
 
 class Player(StrEnum):
@@ -77,9 +99,14 @@ class Board:
 
     @classmethod
     def empty(
-        cls, rows: int = 3, cols: int = 3, k: int | None = None, first: Player = Player.X
+        cls,
+        rows: int = 3,
+        cols: int = 3,
+        k: int | None = None,
+        first: Player = Player.X,
+        rule: Rule | str = Rule.FREESTYLE,
     ) -> Board:
-        return cls(geometry(rows, cols, k), 0, 0, first)
+        return cls(geometry(rows, cols, k, _parse_rule(rule)), 0, 0, first)
 
     @classmethod
     def parse(
@@ -90,26 +117,29 @@ class Board:
         cols: int | None = None,
         k: int | None = None,
         player: Player | str | None = None,
+        rule: Rule | str = Rule.FREESTYLE,
     ) -> Board:
         """Read board text, check it is a reachable position, and return it.
 
         ``rows``/``cols`` are needed only for non-square boards written without
         ``/``; ``k`` defaults to ``min(rows, cols, 5)``; ``player`` (the side to
         move) matters only when the counts are equal, where ``"O"`` says that O
-        started. Raises a :class:`~service.engine.errors.BoardError`.
+        started; ``rule`` is ``freestyle`` (k or more in a row win) or ``exact``.
+        Raises a :class:`~service.engine.errors.BoardError`.
         """
         if len(text) > MAX_TEXT_LENGTH:
             raise BoardSizeError(
-                f"board text has {len(text)} characters; the largest board (7x7 with '/' "
-                f"between rows) has {MAX_TEXT_LENGTH}"
+                f"board text has {len(text)} characters; the largest board ({MAX_SIDE}x"
+                f"{MAX_SIDE} with '/' between rows) has {MAX_TEXT_LENGTH}"
             )
         side = _parse_player(player)
+        game_rule = _parse_rule(rule)
         found_rows, found_cols, cells = _read_cells(text, rows, cols)
         shape_k = default_k(found_rows, found_cols) if k is None else k
         check_shape(
             found_rows, found_cols, shape_k, sides_given=rows is not None or cols is not None
         )
-        shape = geometry(found_rows, found_cols, shape_k)
+        shape = geometry(found_rows, found_cols, shape_k, game_rule)
         x = o = 0
         for index, mark in enumerate(cells):
             if mark == "X":
@@ -119,6 +149,72 @@ class Board:
         board = cls(shape, x, o, _side_to_move(x.bit_count(), o.bit_count(), side))
         board._check_reachable()
         return board
+
+    @classmethod
+    def from_moves(
+        cls,
+        moves: Sequence[Move],
+        *,
+        rows: int | None = None,
+        cols: int | None = None,
+        k: int | None = None,
+        player: Player | str | None = None,
+        rule: Rule | str = Rule.FREESTYLE,
+    ) -> Board:
+        """Replay a game given as its moves in play order, and return the position.
+
+        Each move is a cell index or a gomoku coordinate (``"h8"``). The board is
+        ``rows`` x ``cols``, 15x15 when neither is given and square when one is.
+        The sides alternate from the first move, which is X's unless ``player``
+        (the side to move after the list) says that O started. Raises a
+        :class:`~service.engine.errors.BoardError` naming the first move at
+        fault (``field`` is ``moves/<index>``): one that names no cell, takes an
+        occupied cell, or comes after the game ended.
+        """
+        side = _parse_player(player)
+        game_rule = _parse_rule(rule)
+        if len(moves) > MAX_MOVES:
+            raise BoardSizeError(
+                f"{len(moves)} moves: no board has more than {MAX_MOVES} cells",
+                field="moves",
+            )
+        shape_rows = rows if rows is not None else cols if cols is not None else DEFAULT_MOVES_SIDE
+        shape_cols = cols if cols is not None else shape_rows
+        shape_k = default_k(shape_rows, shape_cols) if k is None else k
+        check_shape(shape_rows, shape_cols, shape_k)
+        shape = geometry(shape_rows, shape_cols, shape_k, game_rule)
+        # The side that made the first move: X, unless the side to move says otherwise.
+        first = Player.X
+        if side is not None:
+            first = side if len(moves) % 2 == 0 else side.other
+        marks = {Player.X: 0, Player.O: 0}
+        mover = first
+        over = ""
+        for index, move in enumerate(moves):
+            field = f"moves/{index}"
+            cell = _move_cell(shape, move, field)
+            bit = 1 << cell
+            if over:
+                raise IllegalMoveError(
+                    f"move {index + 1} ({_move_name(shape, move)}) comes after the game ended: "
+                    f"{over}",
+                    cell=cell,
+                    field=field,
+                )
+            if (marks[Player.X] | marks[Player.O]) & bit:
+                raise IllegalMoveError(
+                    f"move {index + 1} ({_move_name(shape, move)}) takes {shape.coordinate(cell)}"
+                    f" (cell {cell}), which an earlier move already took",
+                    cell=cell,
+                    field=field,
+                )
+            marks[mover] |= bit
+            if shape.has_line_through(marks[mover], cell):
+                over = f"{mover.value} won with move {index + 1}"
+            elif (marks[Player.X] | marks[Player.O]) == shape.full:
+                over = f"move {index + 1} filled the board"
+            mover = mover.other
+        return cls(shape, marks[Player.X], marks[Player.O], mover)
 
     # -- text ---------------------------------------------------------------
 
@@ -147,6 +243,8 @@ class Board:
         args = [repr(self.format())]
         if self.shape.k != default_k(self.shape.rows, self.shape.cols):
             args.append(f"k={self.shape.k}")
+        if self.shape.rule is not Rule.FREESTYLE:
+            args.append(f"rule={self.shape.rule.value!r}")
         if self.side_to_move != _side_to_move(self.x.bit_count(), self.o.bit_count(), None):
             args.append(f"player={self.side_to_move.value!r}")
         return f"Board.parse({', '.join(args)})"
@@ -164,6 +262,10 @@ class Board:
     @property
     def k(self) -> int:
         return self.shape.k
+
+    @property
+    def rule(self) -> Rule:
+        return self.shape.rule
 
     def mark(self, cell: int) -> Player | None:
         bit = 1 << cell
@@ -190,29 +292,14 @@ class Board:
     # -- rules --------------------------------------------------------------
 
     def lines_of(self, player: Player) -> tuple[tuple[int, ...], ...]:
-        """Every k-cell window that ``player`` has filled, as cell indices."""
-        marks = self.marks_of(player)
-        if not self._has_line(marks):
-            return ()
-        return tuple(
-            cells
-            for mask, cells in zip(self.shape.lines, self.shape.line_cells, strict=True)
-            if marks & mask == mask
-        )
-
-    def _has_line(self, marks: int) -> bool:
-        # Asked several times per request (status, winner, play, reachability):
-        # a plain loop over the masks, building nothing; twice as fast as any().
-        for mask in self.shape.lines:  # noqa: SIM110
-            if marks & mask == mask:
-                return True
-        return False
+        """Every k-cell window that ``player`` has won on under the rule, as cell indices."""
+        return self.shape.winning_lines(self.marks_of(player))
 
     @property
     def winner(self) -> Player | None:
-        if self._has_line(self.x):
+        if self.shape.has_line(self.x):
             return Player.X
-        if self._has_line(self.o):
+        if self.shape.has_line(self.o):
             return Player.O
         return None
 
@@ -294,6 +381,40 @@ class Board:
             )
 
 
+def _parse_rule(rule: Rule | str) -> Rule:
+    if isinstance(rule, Rule):
+        return rule
+    try:
+        return Rule(rule)
+    except ValueError:
+        names = " or ".join(repr(r.value) for r in Rule)
+        raise RuleError(f"rule must be {names}, got {rule!r}") from None
+
+
+def _move_cell(shape: Geometry, move: Move, field: str) -> int:
+    """The cell a move of a list names: a cell index or a gomoku coordinate."""
+    if isinstance(move, bool) or not isinstance(move, int | str):
+        raise CoordinateError(
+            f"a move is a cell index or a coordinate such as 'h8', got {move!r}", field=field
+        )
+    if isinstance(move, str):
+        try:
+            return shape.parse_coordinate(move)
+        except CoordinateError as error:
+            raise CoordinateError(str(error), field=field) from None
+    if not 0 <= move < shape.cells:
+        raise CoordinateError(
+            f"cell {move} is off the {shape.rows}x{shape.cols} board: cells are 0 to "
+            f"{shape.cells - 1}",
+            field=field,
+        )
+    return move
+
+
+def _move_name(shape: Geometry, move: Move) -> str:
+    return repr(move) if isinstance(move, str) else f"cell {move}"
+
+
 def _parse_player(player: Player | str | None) -> Player | None:
     if player is None or isinstance(player, Player):
         return player
@@ -353,8 +474,9 @@ def _read_cells(text: str, rows: int | None, cols: int | None) -> tuple[int, int
     side = math.isqrt(count)
     if side * side != count or not 3 <= side <= MAX_SIDE:
         raise BoardSizeError(
-            f"a board without '/' between rows must be square (9, 16, 25, 36 or 49 cells) "
-            f"unless rows and cols are given; got {count} cells"
+            f"a board without '/' between rows must be square (9, 16, 25, ... or "
+            f"{MAX_SIDE * MAX_SIDE} cells: 3x3 to {MAX_SIDE}x{MAX_SIDE}) unless rows and cols "
+            f"are given; got {count} cells"
         )
     return side, side, cells
 

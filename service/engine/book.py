@@ -9,13 +9,16 @@ proved them themselves.
 
 The file (``book.json`` beside this module, version 1) holds one entry per
 position: the empty board of every shape from 3x3 to 7x7 and every k, with
-``rows <= cols``; the other orientation of a rectangle is the same game
-transposed, and :meth:`Book.install` stores both::
+``rows <= cols``, under each rule where the rules differ (``exact`` where a
+row of k + 1 fits; an entry without ``rule`` is ``freestyle``); the other
+orientation of a rectangle is the same game transposed, and
+:meth:`Book.install` stores both::
 
     {"version": 1, "entries": [
       {"rows": 5, "cols": 5, "k": 4, "board": ".....", "player": "X",
        "nodes": 87861, "seconds": 0.11, "budget": 2000000000,
-       "moves": [{"cell": 12, "lower": 0, "upper": 0}, ...]}, ...]}
+       "moves": [{"cell": 12, "lower": 0, "upper": 0}, ...]},
+      {"rows": 5, "cols": 5, "k": 4, "rule": "exact", ...}, ...]}
 
 ``moves`` lists one move per class of moves equal under the board's
 symmetries, with proven bounds on its internal (mark-counted, see
@@ -36,9 +39,9 @@ from pathlib import Path
 from service.engine import _core
 from service.engine.analysis import Engine, MoveValue
 from service.engine.board import Board, Player
-from service.engine.geometry import MAX_SIDE, MIN_K, MIN_SIDE, Geometry, geometry
+from service.engine.geometry import MIN_K, MIN_SIDE, Geometry, Rule, geometry
 from service.engine.score import Outcome
-from service.engine.search import core_shape, to_internal
+from service.engine.search import SMALL_MAX_SIDE, core_shape, to_internal
 
 BOOK_PATH = Path(__file__).with_name("book.json")
 VERSION = 1
@@ -64,10 +67,12 @@ class BookEntry:
 
     def to_json(self) -> dict[str, object]:
         shape = self.board.shape
+        rule = {"rule": shape.rule.value} if shape.rule is not Rule.FREESTYLE else {}
         return {
             "rows": shape.rows,
             "cols": shape.cols,
             "k": shape.k,
+            **rule,
             "board": self.board.format(),
             "player": self.board.side_to_move.value,
             "nodes": self.nodes,
@@ -79,7 +84,7 @@ class BookEntry:
     def transposed(self) -> BookEntry:
         """The same entry on the transposed board (rows become columns)."""
         shape = self.board.shape
-        flipped = geometry(shape.cols, shape.rows, shape.k)
+        flipped = geometry(shape.cols, shape.rows, shape.k, shape.rule)
 
         def cell(index: int) -> int:
             row, col = divmod(index, shape.cols)
@@ -95,8 +100,9 @@ class BookEntry:
     @classmethod
     def from_json(cls, data: dict[str, object]) -> BookEntry:
         rows, cols, k = _int(data, "rows"), _int(data, "cols"), _int(data, "k")
+        rule = _str(data, "rule") if "rule" in data else Rule.FREESTYLE
         board = Board.parse(
-            _str(data, "board"), rows=rows, cols=cols, k=k, player=_str(data, "player")
+            _str(data, "board"), rows=rows, cols=cols, k=k, player=_str(data, "player"), rule=rule
         )
         moves_data = data.get("moves")
         if not isinstance(moves_data, list):
@@ -187,11 +193,15 @@ def internal_bounds(move: MoveValue, board: Board) -> tuple[int, int] | None:
 
 
 def shapes() -> Iterator[Geometry]:
-    """Every shape from 3x3 to 7x7 and every k, with rows <= cols."""
-    for rows in range(MIN_SIDE, MAX_SIDE + 1):
-        for cols in range(rows, MAX_SIDE + 1):
+    """Every shape from 3x3 to 7x7 and every k, with rows <= cols, under each rule
+    where the rules differ."""
+    for rows in range(MIN_SIDE, SMALL_MAX_SIDE + 1):
+        for cols in range(rows, SMALL_MAX_SIDE + 1):
             for k in range(MIN_K, max(rows, cols) + 1):
                 yield geometry(rows, cols, k)
+                exact = geometry(rows, cols, k, Rule.EXACT)
+                if exact.overlines_matter:
+                    yield exact
 
 
 def prove(board: Board, budget: int) -> BookEntry:
@@ -221,7 +231,7 @@ def build(budget: int, only: Sequence[Geometry] | None = None) -> Book:
         entries.append(entry)
         proven = len(entry.moves)
         print(
-            f"{shape.rows}x{shape.cols} k={shape.k}: {proven} move classes bounded, "
+            f"{shape.rows}x{shape.cols} k={shape.k} {shape.rule}: {proven} move classes bounded, "
             f"{entry.nodes:,} nodes, {entry.seconds:.2f} s",
             flush=True,
         )

@@ -18,7 +18,8 @@ class BoardError(ValueError):
     """Base class of every error the engine raises for a client's input.
 
     ``field`` names the input at fault: ``board`` unless it is ``k``, ``rows``,
-    ``cols`` or ``player``, so that callers can point at it.
+    ``cols``, ``player``, ``rule`` or one move of a move list (``moves/3``, the
+    fourth), so that callers can point at it.
     """
 
     field = "board"
@@ -34,7 +35,18 @@ class InvalidBoardError(BoardError):
 
 
 class BoardSizeError(InvalidBoardError):
-    """Wrong number of cells or rows, or dimensions outside 3x3..7x7, or a bad k."""
+    """Wrong number of cells or rows, or dimensions outside 3x3..20x20, or a bad k."""
+
+
+class RuleError(InvalidBoardError):
+    """A rule the engine does not play."""
+
+    field = "rule"
+
+
+class CoordinateError(InvalidBoardError):
+    """A move that names no cell of the board: a malformed coordinate, or a cell
+    index or coordinate off the board."""
 
 
 class BoardCharacterError(InvalidBoardError):
@@ -83,9 +95,10 @@ class GameOverError(BoardError):
         self.lines = lines
 
 
-class IllegalMoveError(BoardError):
-    """A move onto an occupied cell, off the board, or after the game ended."""
+class IllegalMoveError(IllegalPositionError):
+    """A move onto an occupied cell, off the board, or after the game ended: no
+    legal game plays it."""
 
-    def __init__(self, message: str, *, cell: int) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, cell: int, field: str | None = None) -> None:
+        super().__init__(message, field=field)
         self.cell = cell

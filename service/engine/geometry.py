@@ -1,48 +1,75 @@
-"""Board geometry: the shape of an m x n board with k in a row, and what follows from it.
+"""Board geometry: the shape of an m x n board, the rule that wins on it, and what
+follows from them.
 
-A :class:`Geometry` owns everything that depends only on ``(rows, cols, k)``: the
-winning lines as bit masks, the lines through each cell, the board's symmetries
-and the static cell order used to break ties. It is computed once per shape and
-shared (:func:`geometry` caches it); it knows nothing about marks on a board.
+A :class:`Geometry` owns everything that depends only on ``(rows, cols, k,
+rule)``: the winning lines as bit masks and the cells that flank each line,
+the lines through each cell, the board's symmetries, the static cell order
+used to break ties, and the gomoku names of the cells. It is computed once per
+shape and shared (:func:`geometry` caches it); it knows nothing about marks on
+a board.
 
 Cells are numbered row by row from 0: cell ``i`` is row ``i // cols``, column
-``i % cols``, and is bit ``1 << i`` of a bitboard.
+``i % cols``, and is bit ``1 << i`` of a bitboard. Gomoku notation names the
+same cell by its column, a letter from ``a`` on the left, and its row, a number
+from 1 at the *bottom*: on 15x15, ``h8`` is the centre, cell 112.
+
+The rule, stated once (:class:`Rule`): under ``freestyle`` k or more marks in a
+row win; under ``exact`` exactly k do, and a row of k + 1 or more wins for
+neither side. A line (a window of k cells) is won by a side that fills it
+while, under ``exact``, holding neither of the two cells that flank it on its
+row, column or diagonal: those would extend the row past k. Where no row of
+k + 1 fits on the board (k at least the longer side), the rules are one game.
 
 Symmetry handling, stated once: a square board has the 8 symmetries of the
 square (4 rotations, each optionally mirrored); a non-square rectangle has 4
 (identity, both mirrors, the half turn). Each symmetry is a permutation of cell
 indices, and positions that map onto each other have the same value, so the
-search keys its cache on the smallest image of a position (see
-:meth:`Geometry.position_codes`).
+exact search keys its cache on the smallest image of a position (see
+:meth:`Geometry.position_codes`). Both rules are symmetric.
 
 >>> g = geometry(3, 3)
 >>> g.k, len(g.lines), len(g.symmetries)
 (3, 8, 8)
 >>> geometry(3, 5, 3).symmetries[1]  # the horizontal mirror of a 3x5 board
 (4, 3, 2, 1, 0, 9, 8, 7, 6, 5, 14, 13, 12, 11, 10)
+>>> g15 = geometry(15, 15)
+>>> g15.coordinate(112), g15.parse_coordinate("h8"), g15.parse_coordinate("A15")
+('h8', 112, 0)
 """
 
 from __future__ import annotations
 
+import re
+import string
 from dataclasses import dataclass, field
-from functools import cache
+from enum import StrEnum
+from functools import cached_property, lru_cache
 
-from service.engine.errors import BoardSizeError
+from service.engine.errors import BoardSizeError, CoordinateError
 
 MIN_SIDE = 3
-MAX_SIDE = 7
+MAX_SIDE = 20
 MIN_K = 3
 DEFAULT_MAX_K = 5
+COLUMN_LETTERS = string.ascii_lowercase[:MAX_SIDE]  # a..t: no letter is skipped
 
 Permutation = tuple[int, ...]
-TAG_BITS = 8  # every Geometry.tag is below 1 << TAG_BITS
+_COORDINATE = re.compile(r"([a-z])([0-9]{1,2})")
+
+
+class Rule(StrEnum):
+    """What wins: ``freestyle``, k or more in a row; ``exact``, exactly k (Gomocup's
+    "standard" gomoku: a longer row wins for neither side)."""
+
+    FREESTYLE = "freestyle"
+    EXACT = "exact"
 
 
 def default_k(rows: int, cols: int) -> int:
     """The win length when none is given: ``min(rows, cols, 5)``.
 
-    >>> default_k(3, 3), default_k(4, 4), default_k(7, 7), default_k(3, 7)
-    (3, 4, 5, 3)
+    >>> default_k(3, 3), default_k(4, 4), default_k(7, 7), default_k(3, 7), default_k(15, 15)
+    (3, 4, 5, 3, 5)
     """
     return min(rows, cols, DEFAULT_MAX_K)
 
@@ -70,81 +97,109 @@ def check_shape(rows: int, cols: int, k: int, *, sides_given: bool = True) -> No
 
 @dataclass(frozen=True, eq=False)
 class Geometry:
-    """An ``rows`` x ``cols`` board on which ``k`` marks in a row win."""
+    """An ``rows`` x ``cols`` board on which ``k`` marks in a row win under ``rule``."""
 
     rows: int
     cols: int
     k: int
+    rule: Rule = Rule.FREESTYLE
     cells: int = field(init=False)
     full: int = field(init=False)
     lines: tuple[int, ...] = field(init=False, repr=False)
     line_cells: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    flanks: tuple[int, ...] = field(init=False, repr=False)
     lines_through: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
-    line_index_mask: tuple[int, ...] = field(init=False, repr=False)
-    symmetries: tuple[Permutation, ...] = field(init=False, repr=False)
-    inverse_symmetries: tuple[Permutation, ...] = field(init=False, repr=False)
-    x_codes: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
-    o_codes: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
-    cell_order: tuple[int, ...] = field(init=False, repr=False)
-    tag: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_shape(self.rows, self.cols, self.k)
         cells = self.rows * self.cols
-        line_cells = tuple(self._windows())
-        lines = tuple(sum(1 << c for c in window) for window in line_cells)
-        through = tuple(
-            tuple(i for i, window in enumerate(line_cells) if cell in window)
-            for cell in range(cells)
-        )
-        symmetries = tuple(self._symmetries())
-        inverses = tuple(_invert(perm) for perm in symmetries)
-        # Two bits per cell in each symmetric frame: 01 for X, 10 for O. The sum
-        # over a position's marks is an exact (collision-free) integer code of
-        # that position seen through the symmetry.
-        x_codes = tuple(tuple(1 << (2 * perm[c]) for c in range(cells)) for perm in symmetries)
-        o_codes = tuple(tuple(2 << (2 * perm[c]) for c in range(cells)) for perm in symmetries)
-        centre_r, centre_c = (self.rows - 1) / 2, (self.cols - 1) / 2
-        order = sorted(
-            range(cells),
-            key=lambda c: (
-                -len(through[c]),
-                abs(c // self.cols - centre_r) + abs(c % self.cols - centre_c),
-                c,
-            ),
-        )
+        windows = self._windows()
+        line_cells = tuple(window for window, _ in windows)
+        through: list[list[int]] = [[] for _ in range(cells)]
+        for index, window in enumerate(line_cells):
+            for cell in window:
+                through[cell].append(index)
         set_ = object.__setattr__
         set_(self, "cells", cells)
         set_(self, "full", (1 << cells) - 1)
-        set_(self, "lines", lines)
+        set_(self, "lines", tuple(sum(1 << c for c in window) for window in line_cells))
         set_(self, "line_cells", line_cells)
-        set_(self, "lines_through", through)
-        set_(self, "line_index_mask", tuple(sum(1 << i for i in t) for t in through))
-        set_(self, "symmetries", symmetries)
-        set_(self, "inverse_symmetries", inverses)
-        set_(self, "x_codes", x_codes)
-        set_(self, "o_codes", o_codes)
-        set_(self, "cell_order", tuple(order))
-        # A small number unique to the shape, so that one cache can hold positions
-        # of every shape without two of them sharing a key.
-        span = MAX_SIDE - MIN_SIDE + 1
-        set_(
-            self, "tag", ((self.rows - MIN_SIDE) * span + self.cols - MIN_SIDE) * MAX_SIDE + self.k
-        )
+        set_(self, "flanks", tuple(sum(1 << c for c in flank) for _, flank in windows))
+        set_(self, "lines_through", tuple(tuple(t) for t in through))
 
-    def _windows(self) -> list[tuple[int, ...]]:
-        """Every run of k cells in a row, column or diagonal, in a fixed order."""
-        rows, cols, k = self.rows, self.cols, self.k
-        windows: list[tuple[int, ...]] = []
-        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-            for r in range(rows):
-                for c in range(cols):
-                    end_r, end_c = r + dr * (k - 1), c + dc * (k - 1)
-                    if 0 <= end_r < rows and 0 <= end_c < cols:
-                        windows.append(tuple((r + dr * i) * cols + c + dc * i for i in range(k)))
-        return windows
+    # -- the rule -------------------------------------------------------------
 
-    def _symmetries(self) -> list[Permutation]:
+    @property
+    def overlines_matter(self) -> bool:
+        """Whether the rule changes the game here: ``exact``, and a row of k + 1 fits."""
+        return self.rule is Rule.EXACT and max(self.rows, self.cols) > self.k
+
+    def wins_line(self, marks: int, index: int) -> bool:
+        """Whether ``marks`` win on line ``index`` under the rule."""
+        mask = self.lines[index]
+        if marks & mask != mask:
+            return False
+        return not (self.overlines_matter and marks & self.flanks[index])
+
+    def has_line(self, marks: int) -> bool:
+        """Whether ``marks`` win anywhere. A plain loop over the masks, building
+        nothing: it is asked several times per request."""
+        if self.overlines_matter:
+            return any(self.wins_line(marks, i) for i in range(len(self.lines)))
+        for mask in self.lines:  # noqa: SIM110
+            if marks & mask == mask:
+                return True
+        return False
+
+    def has_line_through(self, marks: int, cell: int) -> bool:
+        """Whether ``marks`` win on a line through ``cell`` (after a move there)."""
+        return any(self.wins_line(marks, i) for i in self.lines_through[cell])
+
+    def winning_lines(self, marks: int) -> tuple[tuple[int, ...], ...]:
+        """Every line ``marks`` win on, as cell indices."""
+        if not self.has_line(marks):
+            return ()
+        return tuple(self.line_cells[i] for i in range(len(self.lines)) if self.wins_line(marks, i))
+
+    # -- cells ----------------------------------------------------------------
+
+    def row_col(self, cell: int) -> tuple[int, int]:
+        """The 0-based (row, column) of a cell index, row 0 at the top."""
+        return divmod(cell, self.cols)
+
+    def coordinate(self, cell: int) -> str:
+        """Gomoku notation: the column's letter from ``a``, the row's number from 1
+        at the bottom.
+
+        >>> geometry(3, 3).coordinate(0), geometry(3, 3).coordinate(8)
+        ('a3', 'c1')
+        """
+        row, col = self.row_col(cell)
+        return f"{COLUMN_LETTERS[col]}{self.rows - row}"
+
+    def parse_coordinate(self, text: str) -> int:
+        """The cell a gomoku coordinate names (either case); the inverse of
+        :meth:`coordinate`. Raises :class:`CoordinateError`."""
+        found = _COORDINATE.fullmatch(text.strip().lower())
+        if found is None:
+            raise CoordinateError(
+                f"{text!r} is not a coordinate: a column letter from a, then a row "
+                "number from 1 at the bottom, such as h8"
+            )
+        col = string.ascii_lowercase.index(found[1])
+        row_number = int(found[2])
+        if col >= self.cols or not 1 <= row_number <= self.rows:
+            last = f"{COLUMN_LETTERS[self.cols - 1]}{self.rows}"
+            raise CoordinateError(
+                f"{text!r} is off the {self.rows}x{self.cols} board: columns a to "
+                f"{COLUMN_LETTERS[self.cols - 1]}, rows 1 to {self.rows} (a1 to {last})"
+            )
+        return (self.rows - row_number) * self.cols + col
+
+    # -- what only the exact search needs, computed on first use ---------------
+
+    @cached_property
+    def symmetries(self) -> tuple[Permutation, ...]:
         rows, cols = self.rows, self.cols
 
         def perm(f: object) -> Permutation:
@@ -165,11 +220,36 @@ class Geometry:
                 lambda r, c: c * n + (n - 1 - r),  # quarter turn
                 lambda r, c: (n - 1 - c) * n + r,  # three-quarter turn
             ]
-        return [perm(f) for f in maps]
+        return tuple(perm(f) for f in maps)
 
-    def row_col(self, cell: int) -> tuple[int, int]:
-        """The 0-based (row, column) of a cell index."""
-        return divmod(cell, self.cols)
+    @cached_property
+    def inverse_symmetries(self) -> tuple[Permutation, ...]:
+        return tuple(_invert(perm) for perm in self.symmetries)
+
+    @cached_property
+    def cell_order(self) -> tuple[int, ...]:
+        """Cells on the most lines first, then nearest the centre, then by index."""
+        centre_r, centre_c = (self.rows - 1) / 2, (self.cols - 1) / 2
+        return tuple(
+            sorted(
+                range(self.cells),
+                key=lambda c: (
+                    -len(self.lines_through[c]),
+                    abs(c // self.cols - centre_r) + abs(c % self.cols - centre_c),
+                    c,
+                ),
+            )
+        )
+
+    @cached_property
+    def _codes(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+        # Two bits per cell in each symmetric frame: 01 for X, 10 for O. The sum
+        # over a position's marks is an exact (collision-free) integer code of
+        # that position seen through the symmetry.
+        cells = range(self.cells)
+        x_codes = tuple(tuple(1 << (2 * perm[c]) for c in cells) for perm in self.symmetries)
+        o_codes = tuple(tuple(2 << (2 * perm[c]) for c in cells) for perm in self.symmetries)
+        return x_codes, o_codes
 
     def position_codes(self, x: int, o: int) -> list[int]:
         """The exact integer code of the position (x, o) seen through each symmetry.
@@ -181,10 +261,30 @@ class Geometry:
         True
         """
         xs, os_ = _bits(x), _bits(o)
+        x_codes, o_codes = self._codes
         return [
             sum([xc[c] for c in xs]) + sum([oc[c] for c in os_])
-            for xc, oc in zip(self.x_codes, self.o_codes, strict=True)
+            for xc, oc in zip(x_codes, o_codes, strict=True)
         ]
+
+    def _windows(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """Every run of k cells in a row, column or diagonal, in a fixed order, with
+        the cells just before and after it on its line (none past the edge)."""
+        rows, cols, k = self.rows, self.cols, self.k
+
+        def on_board(r: int, c: int) -> bool:
+            return 0 <= r < rows and 0 <= c < cols
+
+        windows = []
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            for r in range(rows):
+                for c in range(cols):
+                    if on_board(r + dr * (k - 1), c + dc * (k - 1)):
+                        cells = tuple((r + dr * i) * cols + c + dc * i for i in range(k))
+                        ends = ((r - dr, c - dc), (r + dr * k, c + dc * k))
+                        flank = tuple(er * cols + ec for er, ec in ends if on_board(er, ec))
+                        windows.append((cells, flank))
+        return windows
 
 
 def _invert(perm: Permutation) -> Permutation:
@@ -207,11 +307,16 @@ def _bits(mask: int) -> list[int]:
 cells_of = _bits
 
 
-def geometry(rows: int, cols: int, k: int | None = None) -> Geometry:
+def geometry(
+    rows: int, cols: int, k: int | None = None, rule: Rule | str = Rule.FREESTYLE
+) -> Geometry:
     """The shared :class:`Geometry` for a shape; ``k`` defaults to :func:`default_k`."""
-    return _shared_geometry(rows, cols, default_k(rows, cols) if k is None else k)
+    return _shared_geometry(rows, cols, default_k(rows, cols) if k is None else k, Rule(rule))
 
 
-@cache  # bounded: check_shape admits at most 5 * 5 * 5 shapes
-def _shared_geometry(rows: int, cols: int, k: int) -> Geometry:
-    return Geometry(rows, cols, k)
+# Bounded: the shapes in use at once are few, and a 20x20 one holds a few
+# hundred kilobytes of masks, so an unbounded cache over every (rows, cols, k,
+# rule) a client may name would grow without limit.
+@lru_cache(maxsize=256)
+def _shared_geometry(rows: int, cols: int, k: int, rule: Rule) -> Geometry:
+    return Geometry(rows, cols, k, rule)

@@ -22,13 +22,14 @@ Estimates lie strictly inside (-1, 1).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache
+from functools import lru_cache
+from typing import Any
 
 from service.engine import _core
-from service.engine.geometry import Geometry
+from service.engine.geometry import MIN_SIDE, Geometry, cells_of
 
 Value = int | float
 SearchControl = _core.Control
@@ -69,6 +70,10 @@ class CoreResult:
     nodes: int
     depth: int
     stopped_by: StopReason | None
+    # Big boards list only their candidates: the other legal moves, and their
+    # common proven internal value when a tactic proves it (else None).
+    omitted: int = 0
+    omitted_value: int | None = None
 
 
 def to_public(internal: Value, marks: int) -> Value:
@@ -98,26 +103,45 @@ def to_internal(public: int, marks: int) -> int:
     return 0
 
 
-ShapeArguments = tuple[
-    int, int, int, int, Sequence[Sequence[int]], Sequence[Sequence[int]], Sequence[int]
-]
+ShapeArguments = tuple[Any, ...]
+# The exact core holds a board in one machine word: at most this many cells.
+SMALL_MAX_CELLS = 49
+SMALL_MAX_SIDE = 7
+
+
+def core_tag(shape: Geometry) -> int:
+    """A small number unique to a shape the exact core holds, so that one table
+    holds positions of every shape without two of them sharing a key (the rule
+    has a bit of the key of its own: see ``core/small/board.h``)."""
+    span = SMALL_MAX_SIDE - MIN_SIDE + 1
+    return ((shape.rows - MIN_SIDE) * span + shape.cols - MIN_SIDE) * SMALL_MAX_SIDE + shape.k
+
+
+def is_small(shape: Geometry) -> bool:
+    """Whether the exact core holds the board (else the big-board search plays it)."""
+    return shape.cells <= SMALL_MAX_CELLS and max(shape.rows, shape.cols) <= SMALL_MAX_SIDE
 
 
 def shape_arguments(shape: Geometry) -> ShapeArguments:
     """What a core's ``Shape`` is made of: rows, cols, k, tag, lines, symmetries
-    and cell order (also for the other builds of ``bench/core_ab.py``)."""
-    return (
+    and cell order, and the lines' flanks where the exact rule changes the game
+    (also for the other builds of ``bench/core_ab.py``)."""
+    arguments: tuple[Any, ...] = (
         shape.rows,
         shape.cols,
         shape.k,
-        shape.tag,
+        core_tag(shape),
         shape.line_cells,
         shape.symmetries,
         shape.cell_order,
     )
+    if shape.overlines_matter:
+        flanks = [cells_of(flank) for flank in shape.flanks]
+        arguments += (flanks,)
+    return arguments
 
 
-@cache  # bounded: at most 5 * 5 * 5 shapes exist
+@lru_cache(maxsize=256)  # as geometry()'s cache: the shapes in use at once are few
 def core_shape(shape: Geometry) -> _core.Shape:
     return _core.Shape(*shape_arguments(shape))
 
@@ -147,6 +171,37 @@ def run(
     if stop == _core.STOP_CANCELLED:
         raise SearchCancelled
     return CoreResult(tuple(moves), nodes, depth, _STOPS.get(stop))
+
+
+def run_big(
+    shape: Geometry,
+    table: Table,
+    x: int,
+    o: int,
+    *,
+    x_to_move: bool,
+    budget: int,
+    control: SearchControl | None = None,
+) -> CoreResult:
+    """Analyse a position the exact core cannot hold in the big-board search, without
+    the GIL: its candidate moves, each proven or estimated. Raises
+    :class:`SearchCancelled` when ``control`` was cancelled meanwhile."""
+    size = (shape.cells + 7) // 8
+    moves, nodes, depth, stop, omitted, omitted_value = _core.analyze_big(
+        shape.rows,
+        shape.cols,
+        shape.k,
+        shape.overlines_matter,
+        table,
+        x.to_bytes(size, "little"),
+        o.to_bytes(size, "little"),
+        x_to_move,
+        budget,
+        control,
+    )
+    if stop == _core.STOP_CANCELLED:
+        raise SearchCancelled
+    return CoreResult(tuple(moves), nodes, depth, _STOPS.get(stop), omitted, omitted_value)
 
 
 SearchObserver = Callable[[int, float, StopReason | None], None]

@@ -74,7 +74,7 @@ def _value(shape: Geometry, me: int, opp: int) -> int:
 
 def _move(shape: Geometry, me: int, opp: int, cell: int) -> int:
     mine = me | 1 << cell
-    if any(mine & line == line for line in shape.lines):
+    if shape.has_line_through(mine, cell):
         return shape.cells  # a win on this very move: n = 1
     if mine | opp == shape.full:
         return 0

@@ -20,6 +20,7 @@ from service.engine import (
     Player,
     SideToMoveError,
     Status,
+    RuleError,
     UnreachableWinError,
 )
 from tests.engine.oracle import reachable
@@ -95,10 +96,14 @@ def test_side_to_move(text: str, kwargs: dict[str, str], side: Player) -> None:
 @pytest.mark.parametrize(
     ("text", "kwargs", "error", "quoted"),
     [
-        ("X.O", {}, BoardSizeError, "9, 16, 25, 36 or 49"),
+        ("X.O", {}, BoardSizeError, "3x3 to 20x20"),
         ("." * 10, {}, BoardSizeError, "got 10 cells"),
-        ("." * 64, {}, BoardSizeError, "64 characters"),
-        ("." * 4, {"rows": 2, "cols": 2}, BoardSizeError, "rows must be between 3 and 7"),
+        ("." * 420, {}, BoardSizeError, "420 characters"),
+        ("." * 441, {"rows": 21, "cols": 21}, BoardSizeError, "441 characters"),
+        ("." * 4, {"rows": 2, "cols": 2}, BoardSizeError, "rows must be between 3 and 20"),
+        ("." * 63, {"rows": 3, "cols": 21}, BoardSizeError, "cols must be between 3 and 20"),
+        ("." * 400, {"k": 21}, BoardSizeError, "k must be between 3 and 20"),
+        (".........", {"rule": "renju"}, RuleError, "'freestyle' or 'exact'"),
         ("XO./..", {}, BoardSizeError, "same length"),
         ("........./.........", {"rows": 3}, BoardSizeError, "rows=3"),
         ("." * 12, {"rows": 5}, BoardSizeError, "rows of 5"),
@@ -119,6 +124,13 @@ def test_side_to_move(text: str, kwargs: dict[str, str], side: Player) -> None:
         ("XXXOOO..X", {}, DoubleWinError, "both players"),
         ("XXXXOOOO.", {}, UnreachableWinError, "moved last"),
         ("XXXO/O.O./XXXO/O...", {"k": 3}, UnreachableWinError, "share no cell"),
+        # Under the exact rule six in a row is no win, so O may move on; five is.
+        (
+            "XXXXX./OOOO../....../....../....../......",
+            {"k": 5, "rule": "exact", "player": "X"},
+            SideToMoveError,
+            "O's turn",
+        ),
     ],
 )
 def test_invalid_boards_name_the_problem(

@@ -8,6 +8,7 @@
 #include "small/pairing.h"
 #include "small/root.h"
 #include "small/zones.h"
+#include "big/root.h"
 #include "table.h"
 
 static int
@@ -284,7 +285,274 @@ core_can_win(PyObject *Py_UNUSED(module), PyObject *args)
     return Py_BuildValue("(OK)", answer, (unsigned long long)S.clock.nodes);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Big boards                                                                */
+
+/* A big board's stones from Python: one bytes object per side, bit i of the
+ * little-endian bytes for cell i, disjoint and on the board. */
+static int
+read_stones(const BigShape *sh, PyObject *xo, PyObject *oo, uint8_t *stone)
+{
+    PyObject *sides[2] = {xo, oo};
+    memset(stone, 0, BIG_MAX_CELLS);
+    for (int s = 0; s < 2; s++) {
+        if (!PyBytes_Check(sides[s])) {
+            PyErr_SetString(PyExc_TypeError, "x and o must be bytes (little-endian bitboards)");
+            return -1;
+        }
+        Py_ssize_t size = PyBytes_GET_SIZE(sides[s]);
+        const unsigned char *bytes = (const unsigned char *)PyBytes_AS_STRING(sides[s]);
+        for (Py_ssize_t i = 0; i < size; i++) {
+            for (int bit = 0; bit < 8; bit++) {
+                if (!(bytes[i] >> bit & 1)) {
+                    continue;
+                }
+                Py_ssize_t cell = i * 8 + bit;
+                if (cell >= sh->cells || stone[cell]) {
+                    PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+                    return -1;
+                }
+                stone[cell] = (uint8_t)(s + 1);
+            }
+        }
+    }
+    return 0;
+}
+
+static PyObject *
+line_tuple(const Line *line)
+{
+    PyObject *tuple = PyTuple_New(line->length);
+    if (tuple == NULL) {
+        return NULL;
+    }
+    for (int j = 0; j < line->length; j++) {
+        PyTuple_SET_ITEM(tuple, j, PyLong_FromLong(line->cell[j]));
+    }
+    return tuple;
+}
+
+static PyObject *
+core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"rows", "cols", "k", "exact", "table", "x", "o", "x_to_move",
+                             "budget", "control", NULL};
+    int rows, cols, k, exact, x_to_move;
+    Table *table;
+    PyObject *xo, *oo, *control = Py_None;
+    unsigned long long budget;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiipO!OOpK|O", kwlist, &rows, &cols, &k, &exact,
+                                     &TableType, &table, &xo, &oo, &x_to_move, &budget, &control)) {
+        return NULL;
+    }
+    if (control != Py_None && !PyObject_TypeCheck(control, &ControlType)) {
+        PyErr_SetString(PyExc_TypeError, "control must be a Control or None");
+        return NULL;
+    }
+    if (budget < 1) {
+        PyErr_SetString(PyExc_ValueError, "the budget must be at least 1 node");
+        return NULL;
+    }
+    BigShape *shape = malloc(sizeof(BigShape));
+    BigSearch *S = calloc(1, sizeof(BigSearch));
+    BigRootMove *moves = malloc(sizeof(BigRootMove) * BIG_MAX_CELLS);
+    if (shape == NULL || S == NULL || moves == NULL) {
+        free(shape);
+        free(S);
+        free(moves);
+        return PyErr_NoMemory();
+    }
+    PyObject *answer = NULL;
+    uint8_t stone[BIG_MAX_CELLS];
+    if (big_shape_init(shape, rows, cols, k, exact) < 0) {
+        PyErr_SetString(PyExc_ValueError, "a big board is 3 to 20 cells a side, k 3 to the longer");
+        goto done;
+    }
+    if (read_stones(shape, xo, oo, stone) < 0) {
+        goto done;
+    }
+    S->tt = table;
+    S->clock.ctl = control == Py_None ? NULL : (Control *)control;
+    S->clock.limit = budget;
+    S->memo = calloc((size_t)1 << THREAT_BITS, sizeof(ThreatMemo));
+    if (S->memo == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int count = 0;
+    BigRootResult result;
+    Py_INCREF(table);
+    Py_XINCREF(control);
+    Py_BEGIN_ALLOW_THREADS
+    big_board_init(&S->board, shape);
+    for (int cell = 0; cell < shape->cells; cell++) {
+        if (stone[cell]) {
+            S->board.side = stone[cell] - 1;
+            big_play(&S->board, cell);
+        }
+    }
+    S->board.side = x_to_move ? 0 : 1;
+    result = big_analyze(S, budget, moves, &count);
+    atomic_fetch_add_explicit(&table->hits, S->hits, memory_order_relaxed);
+    atomic_fetch_add_explicit(&table->misses, S->misses, memory_order_relaxed);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(control);
+    Py_DECREF(table);
+
+    PyObject *list = PyList_New(count);
+    if (list == NULL) {
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        const BigRootMove *m = &moves[i];
+        PyObject *line = line_tuple(&m->line), *item;
+        if (line == NULL) {
+            Py_DECREF(list);
+            goto done;
+        }
+        if (m->exact || m->proven) {
+            item = Py_BuildValue("(iiOiNO)", m->cell, (int)m->value, m->exact ? Py_True : Py_False,
+                                 m->proven, line, Py_False);
+        }
+        else {
+            item = Py_BuildValue("(idOiNO)", m->cell, m->value, Py_False, 0, line, Py_False);
+        }
+        if (item == NULL) {
+            Py_DECREF(list);
+            goto done;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    PyObject *omitted_value = result.omitted_proven ? PyLong_FromLong((long)result.omitted_value)
+                                                    : Py_NewRef(Py_None);
+    answer = Py_BuildValue("(NKiiiN)", list, (unsigned long long)S->clock.nodes, result.depth,
+                           result.stop, result.omitted, omitted_value);
+done:
+    free(S->memo);
+    free(S);
+    free(shape);
+    free(moves);
+    return answer;
+}
+
+/* The big board after a sequence of moves (a cell, or -1 to take the last one
+ * back), as the search keeps it: per cell, each side's four patterns and
+ * kind; the sets; the evaluation. For the tests, which compare it with a
+ * plain reference and with the board rebuilt from scratch. */
+static PyObject *
+core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols, k, exact;
+    PyObject *sequence;
+    if (!PyArg_ParseTuple(args, "iiipO", &rows, &cols, &k, &exact, &sequence)) {
+        return NULL;
+    }
+    BigShape *shape = malloc(sizeof(BigShape));
+    BigBoard *b = malloc(sizeof(BigBoard));
+    PyObject *fast = NULL, *answer = NULL;
+    int played[BIG_MAX_CELLS], count = 0;
+    if (shape == NULL || b == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (big_shape_init(shape, rows, cols, k, exact) < 0) {
+        PyErr_SetString(PyExc_ValueError, "a big board is 3 to 20 cells a side, k 3 to the longer");
+        goto done;
+    }
+    big_board_init(b, shape);
+    fast = PySequence_Fast(sequence, "moves must be a sequence");
+    if (fast == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+        long cell = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (cell == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (cell == -1) {
+            if (count == 0) {
+                PyErr_SetString(PyExc_ValueError, "no move to take back");
+                goto done;
+            }
+            big_undo(b, played[--count]);
+            continue;
+        }
+        if (cell < 0 || cell >= shape->cells || b->stone[cell]) {
+            PyErr_SetString(PyExc_ValueError, "a move must take an empty cell of the board");
+            goto done;
+        }
+        big_play(b, (int)cell);
+        played[count++] = (int)cell;
+    }
+    PyObject *cells = PyList_New(shape->cells);
+    if (cells == NULL) {
+        goto done;
+    }
+    for (int c = 0; c < shape->cells; c++) {
+        PyObject *item;
+        if (b->stone[c]) {
+            item = PyLong_FromLong(b->stone[c]);
+        }
+        else {
+            const uint8_t(*p)[4] = b->pattern[c];
+            item = Py_BuildValue("((iiii)(iiii)ii)", p[0][0], p[0][1], p[0][2], p[0][3], p[1][0],
+                                 p[1][1], p[1][2], p[1][3], cell_kind(b, c, 0), cell_kind(b, c, 1));
+        }
+        if (item == NULL) {
+            Py_DECREF(cells);
+            goto done;
+        }
+        PyList_SET_ITEM(cells, c, item);
+    }
+    PyObject *sets = PyTuple_New(8);
+    if (sets == NULL) {
+        Py_DECREF(cells);
+        goto done;
+    }
+    const Cells *all[8] = {&b->five[0], &b->five[1], &b->flex4[0], &b->flex4[1],
+                           &b->four[0], &b->four[1], &b->three[0], &b->three[1]};
+    for (int i = 0; i < 8; i++) {
+        PyObject *members = PyList_New(0);
+        if (members == NULL) {
+            Py_DECREF(cells);
+            Py_DECREF(sets);
+            goto done;
+        }
+        for (int c = cells_next(all[i], -1); c >= 0; c = cells_next(all[i], c)) {
+            PyObject *number = PyLong_FromLong(c);
+            if (number == NULL || PyList_Append(members, number) < 0) {
+                Py_XDECREF(number);
+                Py_DECREF(members);
+                Py_DECREF(cells);
+                Py_DECREF(sets);
+                goto done;
+            }
+            Py_DECREF(number);
+        }
+        PyTuple_SET_ITEM(sets, i, members);
+    }
+    answer = Py_BuildValue("(NNi(ii))", cells, sets, big_evaluate(b), b->worth_sum[0],
+                           b->worth_sum[1]);
+done:
+    Py_XDECREF(fast);
+    free(b);
+    free(shape);
+    return answer;
+}
+
 static PyMethodDef core_methods[] = {
+    {"big_board", (PyCFunction)core_big_board, METH_VARARGS,
+     "big_board(rows, cols, k, exact, moves) -> (cells, sets, evaluation, worth_sums): the\n"
+     "big board after the moves (X first; -1 takes the last move back). cells[c] is the\n"
+     "stone (1 X, 2 O) or ((X's four patterns), (O's), X's kind, O's kind); sets are the\n"
+     "five, flex4, four and three cells of X and of O, in that order (see big/board.h)."},
+    {"analyze_big", (PyCFunction)(void (*)(void))core_analyze_big, METH_VARARGS | METH_KEYWORDS,
+     "analyze_big(rows, cols, k, exact, table, x, o, x_to_move, budget, control=None)\n"
+     "    -> ([(cell, value, exact, proven, line, no_win), ...], nodes, depth, stop, omitted,\n"
+     "        omitted_value)\n\n"
+     "The big-board search (boards the small core cannot hold): x and o are little-endian\n"
+     "bitboards as bytes; the listed moves are the candidates, ``omitted`` counts the other\n"
+     "legal moves and ``omitted_value`` is their proven value, or None."},
     {"analyze", (PyCFunction)(void (*)(void))core_analyze, METH_VARARGS | METH_KEYWORDS,
      "analyze(shape, table, x, o, x_to_move, budget, outcome_budget, distance_budget,\n"
      "        control=None) -> ([(cell, value, exact, proven, line, no_win), ...], nodes, depth,\n"
@@ -336,7 +604,9 @@ PyInit__core(void)
         PyModule_AddIntConstant(m, "STOP_DEADLINE", STOP_DEADLINE) < 0 ||
         PyModule_AddIntConstant(m, "STOP_CANCELLED", STOP_CANCELLED) < 0 ||
         PyModule_AddIntConstant(m, "BUCKET_BYTES", BUCKET_BYTES) < 0 ||
-        PyModule_AddIntConstant(m, "BUCKET_SLOTS", BUCKET_SLOTS) < 0) {
+        PyModule_AddIntConstant(m, "BUCKET_SLOTS", BUCKET_SLOTS) < 0 ||
+        PyModule_AddIntConstant(m, "BIG_MAX_SIDE", BIG_MAX_SIDE) < 0 ||
+        PyModule_AddIntConstant(m, "SMALL_MAX_CELLS", MAX_CELLS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

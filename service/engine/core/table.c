@@ -166,58 +166,36 @@ ask_for_huge_pages(Table *t)
     }
 }
 
-HOT void
-table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int move, uint64_t nodes,
-            int tried)
+/* The slot a store to (key0, key1) takes, under the bucket's lock: the key's
+ * own, else an empty one (*filled), else the one of least work (*evicted). */
+static inline Entry *
+claim_slot(Entry *slots, uint64_t key0, uint64_t key1, int *filled, int *evicted)
 {
-    uint64_t b = bucket_of(t, key0, key1);
-    Entry *slots = bucket_at(t->entries, b);
-    int work = 64 - (nodes ? __builtin_clzll(nodes) : 64);
-    int filled = 0, evicted = 0;
-    lock_stripe(t, b);
-    Entry *target = NULL;
     for (int i = 0; i < BUCKET_SLOTS; i++) {
         if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+            return &slots[i];
+        }
+    }
+    for (int i = 0; i < BUCKET_SLOTS; i++) {
+        if (slots[i].key0 == 0) {
+            *filled = 1;
+            return &slots[i];
+        }
+    }
+    Entry *target = &slots[0];
+    for (int i = 1; i < BUCKET_SLOTS; i++) {
+        if (slots[i].work < target->work) {
             target = &slots[i];
-            int merged_lower = target->lower > lower ? target->lower : lower;
-            int merged_upper = target->upper < upper ? target->upper : upper;
-            if (merged_lower <= merged_upper) {
-                lower = merged_lower;
-                upper = merged_upper;
-            }
-            if (target->work > work) {
-                work = target->work;
-            }
-            tried |= target->tried;
-            break;
         }
     }
-    if (target == NULL) {
-        for (int i = 0; i < BUCKET_SLOTS; i++) {
-            if (slots[i].key0 == 0) {
-                target = &slots[i];
-                filled = 1;
-                break;
-            }
-        }
-    }
-    if (target == NULL) {
-        target = &slots[0];
-        for (int i = 1; i < BUCKET_SLOTS; i++) {
-            if (slots[i].work < target->work) {
-                target = &slots[i];
-            }
-        }
-        evicted = 1;
-    }
-    target->key0 = key0;
-    target->key1 = key1;
-    target->lower = (int8_t)lower;
-    target->upper = (int8_t)upper;
-    target->move = (uint8_t)move;
-    target->work = (uint8_t)work;
-    target->tried = (uint8_t)tried;
-    unlock_stripe(t, b);
+    *evicted = 1;
+    return target;
+}
+
+/* The table's counts after a store, outside the lock. */
+static inline void
+count_store(Table *t, int filled, int evicted)
+{
     if (filled) {
         uint64_t now_filled = atomic_fetch_add_explicit(&t->filled, 1, memory_order_relaxed) + 1;
         if (now_filled >= HUGE_AFTER_ENTRIES &&
@@ -228,4 +206,96 @@ table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int mo
     if (evicted) {
         atomic_fetch_add_explicit(&t->evictions, 1, memory_order_relaxed);
     }
+}
+
+static inline int
+work_of(uint64_t nodes)
+{
+    return 64 - (nodes ? __builtin_clzll(nodes) : 64);
+}
+
+HOT void
+table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int move, uint64_t nodes,
+            int tried)
+{
+    uint64_t b = bucket_of(t, key0, key1);
+    Entry *slots = bucket_at(t->entries, b);
+    int work = work_of(nodes);
+    int filled = 0, evicted = 0;
+    lock_stripe(t, b);
+    Entry *target = claim_slot(slots, key0, key1, &filled, &evicted);
+    if (!filled && !evicted) {
+        /* The same position: both bounds are proven, so their intersection is. */
+        int merged_lower = target->lower > lower ? target->lower : lower;
+        int merged_upper = target->upper < upper ? target->upper : upper;
+        if (merged_lower <= merged_upper) {
+            lower = merged_lower;
+            upper = merged_upper;
+        }
+        if (target->work > work) {
+            work = target->work;
+        }
+        tried |= target->tried;
+    }
+    target->key0 = key0;
+    target->key1 = key1;
+    target->lower = (int8_t)lower;
+    target->upper = (int8_t)upper;
+    target->move = (uint8_t)move;
+    target->work = (uint8_t)work;
+    target->tried = (uint8_t)tried;
+    unlock_stripe(t, b);
+    count_store(t, filled, evicted);
+}
+
+HOT int
+table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bound, int *depth,
+                int *move)
+{
+    uint64_t b = bucket_of(t, key0, key1);
+    Entry *slots = bucket_at(t->entries, b);
+    int found = 0;
+    lock_stripe(t, b);
+    for (int i = 0; i < BUCKET_SLOTS; i++) {
+        if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+            *value = slots[i].value;
+            *move = slots[i].move_low | (slots[i].tried & 1) << 8;
+            *bound = slots[i].tried >> 1 & 3;
+            *depth = slots[i].tried >> 3;
+            found = 1;
+            break;
+        }
+    }
+    unlock_stripe(t, b);
+    return found;
+}
+
+HOT void
+table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, int depth, int move,
+                uint64_t nodes)
+{
+    uint64_t b = bucket_of(t, key0, key1);
+    Entry *slots = bucket_at(t->entries, b);
+    int work = work_of(nodes);
+    int filled = 0, evicted = 0;
+    depth = depth < 0 ? 0 : depth > 31 ? 31 : depth;
+    lock_stripe(t, b);
+    Entry *target = claim_slot(slots, key0, key1, &filled, &evicted);
+    if (!filled && !evicted && (target->tried >> 3) > depth && bound != BOUND_EXACT) {
+        /* The same position searched deeper: keep that, but take the new move. */
+        if (move != BIG_NO_MOVE) {
+            target->move_low = (uint8_t)move;
+            target->tried = (uint8_t)((target->tried & ~1) | (move >> 8 & 1));
+        }
+        unlock_stripe(t, b);
+        return;
+    }
+    target->key0 = key0;
+    target->key1 = key1;
+    target->value = (int16_t)value;
+    target->move_low = (uint8_t)move;
+    target->work = (uint8_t)work;
+    target->tried = (uint8_t)((move >> 8 & 1) | bound << 1 | depth << 3);
+    unlock_stripe(t, b);
+    count_store(t, filled, evicted);
 }

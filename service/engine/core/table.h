@@ -13,7 +13,11 @@
  * count that proved it), so cheap results make way and expensive proofs stay.
  *
  * The small boards' entries (small/) hold proven lower and upper bounds only,
- * keyed on the canonical position itself; see small/node.h for that key.
+ * keyed on the canonical position itself; see canonical() in small/board.h.
+ * The big boards' entries (big/) hold a search's value, with its bound, depth
+ * and best move, keyed on two Zobrist hashes with the top bit set, which no
+ * small board's key has (see big_key() in big/board.h). Replacement treats
+ * both alike: by the work that produced them.
  */
 #ifndef CORE_TABLE_H
 #define CORE_TABLE_H
@@ -29,11 +33,23 @@
 typedef struct {
     uint64_t key0; /* the position's key, two words; key0 is 0 in an empty slot */
     uint64_t key1;
-    int8_t lower, upper;
-    uint8_t move;  /* best move in the canonical frame */
-    uint8_t work;  /* bit length of the nodes that proved it */
-    uint8_t tried; /* TRIED_* knowledge that found nothing here: not worth a retry */
+    union {
+        struct { /* a small board's proven bounds */
+            int8_t lower, upper;
+            uint8_t move; /* best move in the canonical frame */
+        } __attribute__((packed));
+        struct { /* a big board's search result */
+            int16_t value;
+            uint8_t move_low; /* the move's low 8 bits */
+        } __attribute__((packed));
+    } __attribute__((packed));
+    uint8_t work;  /* bit length of the nodes that proved (or searched) it */
+    /* Small boards: TRIED_* knowledge that found nothing here, not worth a
+     * retry. Big boards: the move's 9th bit, the bound (2 bits), the depth. */
+    uint8_t tried;
 } __attribute__((packed)) Entry;
+
+_Static_assert(sizeof(Entry) == 21, "an entry is 21 bytes");
 
 _Static_assert(sizeof(Entry) * BUCKET_SLOTS <= BUCKET_BYTES, "a bucket fits its entries");
 
@@ -91,5 +107,14 @@ int table_probe(Table *t, uint64_t key0, uint64_t key1, int *lower, int *upper, 
 /* Store proven bounds under (key0, key1), with the nodes their proof cost. */
 void table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int move,
                  uint64_t nodes, int tried);
+
+/* A big board's entry: its value (for the side to move), which bound it is,
+ * the depth searched and the best move (BIG_NO_MOVE for none). */
+enum { BOUND_EXACT = 0, BOUND_LOWER = 1, BOUND_UPPER = 2 };
+#define BIG_NO_MOVE 511
+int table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bound, int *depth,
+                    int *move);
+void table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, int depth,
+                     int move, uint64_t nodes);
 
 #endif

@@ -45,14 +45,53 @@ is_permutation(const uint8_t *p, int cells)
     return seen == (((uint64_t)1 << cells) - 1);
 }
 
+/* The exact rule's flanks: for each line, the 0 to 2 cells just past its ends. */
+static int
+read_flanks(Shape *self, PyObject *flanks)
+{
+    PyObject *fast = PySequence_Fast(flanks, "flanks must be a sequence");
+    if (fast == NULL) {
+        return -1;
+    }
+    if (PySequence_Fast_GET_SIZE(fast) != self->nlines) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "flanks: one entry per line");
+        return -1;
+    }
+    for (int i = 0; i < self->nlines; i++) {
+        uint8_t ends[2];
+        int count = read_cell_list(PySequence_Fast_GET_ITEM(fast, i), self->cells, ends, -1,
+                                   "a line's flank");
+        if (count < 0 || count > 2) {
+            Py_DECREF(fast);
+            if (count > 2) {
+                PyErr_SetString(PyExc_ValueError, "a line has at most two flanking cells");
+            }
+            return -1;
+        }
+        for (int j = 0; j < count; j++) {
+            if (self->line[i] >> ends[j] & 1) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "a line's flank lies outside the line");
+                return -1;
+            }
+            self->flank[i] |= (uint64_t)1 << ends[j];
+            self->flank_mask[ends[j]] |= (lineset)1 << i;
+        }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
 static int
 Shape_init(Shape *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"rows", "cols", "k", "tag", "lines", "symmetries", "order", NULL};
+    static char *kwlist[] = {"rows",  "cols",   "k", "tag", "lines", "symmetries",
+                             "order", "flanks", NULL};
     int rows, cols, k, tag;
-    PyObject *lines, *symmetries, *order;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiOOO", kwlist, &rows, &cols, &k, &tag,
-                                     &lines, &symmetries, &order)) {
+    PyObject *lines, *symmetries, *order, *flanks = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiOOO|O", kwlist, &rows, &cols, &k, &tag,
+                                     &lines, &symmetries, &order, &flanks)) {
         return -1;
     }
     if (rows < 3 || rows > MAX_SIDE || cols < 3 || cols > MAX_SIDE || k < 3 ||
@@ -69,6 +108,9 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     self->full = ((uint64_t)1 << cells) - 1;
     memset(self->nthrough, 0, sizeof(self->nthrough));
     memset(self->through_mask, 0, sizeof(self->through_mask));
+    memset(self->flank, 0, sizeof(self->flank));
+    memset(self->flank_mask, 0, sizeof(self->flank_mask));
+    self->exact = flanks != Py_None;
 
     PyObject *fast = PySequence_Fast(lines, "lines must be a sequence");
     if (fast == NULL) {
@@ -167,6 +209,9 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
             return -1;
         }
     }
+    if (self->exact && read_flanks(self, flanks) < 0) {
+        return -1;
+    }
     if (read_cell_list(order, cells, self->order, cells, "order") < 0) {
         return -1;
     }
@@ -212,12 +257,25 @@ play(const Shape *sh, const Node *n, int cell, Node *child)
 {
     uint64_t bit = (uint64_t)1 << cell;
     uint64_t mine = n->me | bit;
+    lineset mine_open = n->my_open;
+    uint64_t mine_thr = n->my_thr & ~bit;
+    if (sh->exact) {
+        /* The mark closes the mover's lines that it flanks; where one of them
+         * held a threat, the mover's threats are counted again. */
+        lineset closed = mine_open & sh->flank_mask[cell];
+        if (closed) {
+            mine_open &= ~closed;
+            if (threats_in(sh, mine, closed)) {
+                mine_thr = threats_in(sh, mine, mine_open);
+            }
+        }
+    }
     child->me = n->opp;
     child->opp = mine;
     child->my_thr = n->opp_thr & ~bit;
-    child->opp_thr = (n->my_thr & ~bit) | new_threats(sh, mine, n->my_open, cell);
+    child->opp_thr = mine_thr | new_threats(sh, mine, mine_open, cell);
     child->my_open = n->opp_open & ~sh->through_mask[cell];
-    child->opp_open = n->my_open;
+    child->opp_open = mine_open;
     /* All MAX_SYMS frames, used or not (the images past nsyms are 0): work of
      * a fixed size is a few vector operations, of a variable size a loop. */
     uint64_t xmask = n->color == 0 ? ~(uint64_t)0 : 0;
@@ -232,24 +290,26 @@ play(const Shape *sh, const Node *n, int cell, Node *child)
 }
 
 uint64_t
-all_threats(const Shape *sh, uint64_t mine, uint64_t theirs)
+threats_in(const Shape *sh, uint64_t mine, lineset open)
 {
     uint64_t found = 0;
-    for (int l = 0; l < sh->nlines; l++) {
-        uint64_t m = sh->line[l];
-        if (!(theirs & m) && __builtin_popcountll(mine & m) == sh->k - 1) {
-            found |= m & ~mine;
+    for (int half = 0; half < 2; half++) {
+        for (uint64_t bits = (uint64_t)(open >> (64 * half)); bits; bits &= bits - 1) {
+            uint64_t m = sh->line[64 * half + __builtin_ctzll(bits)];
+            if (__builtin_popcountll(mine & m) == sh->k - 1) {
+                found |= m & ~mine;
+            }
         }
     }
     return found;
 }
 
 lineset
-open_lines(const Shape *sh, uint64_t theirs)
+open_lines(const Shape *sh, uint64_t mine, uint64_t theirs)
 {
     lineset set = 0;
     for (int l = 0; l < sh->nlines; l++) {
-        if (!(theirs & sh->line[l])) {
+        if (!(theirs & sh->line[l]) && !(mine & sh->flank[l])) {
             set |= (lineset)1 << l;
         }
     }
@@ -261,10 +321,10 @@ root_node(const Shape *sh, uint64_t x, uint64_t o, int x_to_move, Node *n)
 {
     n->me = x_to_move ? x : o;
     n->opp = x_to_move ? o : x;
-    n->my_thr = all_threats(sh, n->me, n->opp);
-    n->opp_thr = all_threats(sh, n->opp, n->me);
-    n->my_open = open_lines(sh, n->opp);
-    n->opp_open = open_lines(sh, n->me);
+    n->my_open = open_lines(sh, n->me, n->opp);
+    n->opp_open = open_lines(sh, n->opp, n->me);
+    n->my_thr = threats_in(sh, n->me, n->my_open);
+    n->opp_thr = threats_in(sh, n->opp, n->opp_open);
     memset(n->xs, 0, sizeof(n->xs)); /* frames past nsyms stay 0: play() ORs 0 into them */
     memset(n->os, 0, sizeof(n->os));
     for (int s = 0; s < sh->nsyms; s++) {

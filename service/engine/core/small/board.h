@@ -39,6 +39,13 @@ typedef struct {
     uint64_t image[MAX_CELLS][MAX_SYMS]; /* a cell's bit seen through each symmetry; 0 past nsyms */
     uint8_t order[MAX_CELLS];
     uint8_t rank[MAX_CELLS]; /* a cell's place in order */
+    /* The exact rule (a row longer than k wins for neither side), where a row of
+     * k + 1 fits: a line is open to a side only while the side holds neither
+     * of the cells that flank it (flank[l]); flank_mask[c] is the set of lines
+     * that c flanks. Under freestyle exact is 0 and these stay empty. */
+    int exact;
+    uint64_t flank[MAX_LINES];
+    lineset flank_mask[MAX_CELLS];
 } Shape;
 
 extern PyTypeObject ShapeType;
@@ -74,7 +81,7 @@ canonical(const Shape *sh, const Node *n, uint64_t *key0, uint64_t *key1)
             bo = n->os[s];
         }
     }
-    uint64_t meta = (uint64_t)((sh->tag << 1 | n->color) | 1 << 9);
+    uint64_t meta = (uint64_t)((sh->tag << 1 | n->color) | 1 << 9 | sh->exact << 10);
     *key0 = bx | meta << 52;
     *key1 = bo;
     return best;
@@ -107,11 +114,12 @@ pass_turn(const Node *n, Node *out)
     out->summed = 0;
 }
 
-/* Every empty cell that completes a line of ``mine`` not blocked by ``theirs``. */
-uint64_t all_threats(const Shape *sh, uint64_t mine, uint64_t theirs);
+/* Every empty cell that completes one of ``open``, lines open to ``mine``. */
+uint64_t threats_in(const Shape *sh, uint64_t mine, lineset open);
 
-/* The lines holding none of ``theirs``. */
-lineset open_lines(const Shape *sh, uint64_t theirs);
+/* The lines open to the owner of ``mine``: holding none of ``theirs`` and,
+ * under the exact rule, flanked by none of ``mine``. */
+lineset open_lines(const Shape *sh, uint64_t mine, uint64_t theirs);
 
 /* The node of the position (x, o) with X or O to move. */
 void root_node(const Shape *sh, uint64_t x, uint64_t o, int x_to_move, Node *n);

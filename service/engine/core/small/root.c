@@ -228,7 +228,8 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
     if (use_nowin && !deadline_hit && !cancelled && !root->my_thr &&
         !(root->opp_thr & (root->opp_thr - 1))) {
         mover_cannot_win = prove_nowin(S, root, 1, (S->clock.limit - S->clock.nodes) / 2) == NW_NOWIN;
-        if (!root->opp_thr && !S->clock.stop) {
+        /* (Not under the exact rule, where an extra mark may hurt its owner.) */
+        if (!root->opp_thr && !S->clock.stop && !sh->exact) {
             Node passed;
             pass_turn(root, &passed);
             opponent = prove_nowin(S, &passed, 1, (S->clock.limit - S->clock.nodes) / 2);

@@ -24,7 +24,12 @@
  * intersection of the zones found so far.
  *
  * Where a proof leans on something extra attacker marks could change (a
- * forced block, a defender's immediate win), its zone is every empty cell. */
+ * forced block, a defender's immediate win), its zone is every empty cell.
+ *
+ * Under the exact rule an extra mark can hurt its owner (it may turn a row of
+ * k into an overline, or flank a line shut), so fewer marks may help the
+ * attacker and the zones' cut is unsound: there nowin() searches every
+ * attacking move, and stays a plain proof search. */
 typedef struct ZoneEntry {
     uint64_t key0, key1;
     uint64_t zone;  /* NW_NOWIN: the zone, in the canonical frame */
@@ -176,7 +181,9 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
                     best_move = cell;
                     break;
                 }
-                inside &= below;
+                if (!sh->exact) {
+                    inside &= below; /* see the zones' monotonicity, above */
+                }
                 found |= below;
             }
             else {

@@ -1,0 +1,218 @@
+/*
+ * The big board (up to 20x20, any k from 3 to the longer side, either rule):
+ * stones per line as bit masks, and per empty cell the pattern each side
+ * would make there in each direction, kept incrementally as stones are
+ * played and taken back. The search never recounts a line: it reads the
+ * sets of cells below (five, four, flex4, three) and the running sums.
+ *
+ * A cell's kind, for one side, combines its four patterns (pattern.h):
+ *   K_FIVE   a stone here wins (some direction is P_FIVE);
+ *   K_FLEX4  it makes two five points at once (a P_F4, or two P_B4): the
+ *            other side can stop one, not both;
+ *   K_B4F3   a four and an open three; K_F3F3 two open threes;
+ *   K_B4     one four; K_F3 one open three; K_B3, K_F2, K_QUIET: less.
+ * The sets hold, per side, the empty cells of each kind that matters to the
+ * threat searches: five (K_FIVE), flex4 (K_FLEX4), four (any cell making a
+ * five point: K_FLEX4, K_B4F3, K_B4), three (any cell making an open three,
+ * P_F3 in some direction).
+ *
+ * The evaluation (board.c states it) is the sum over empty cells of what each
+ * cell is worth to the side to move, less what it is worth to the other.
+ */
+#ifndef BIG_BOARD_H
+#define BIG_BOARD_H
+
+#include "pattern.h"
+
+#define BIG_MAX_SIDE 20
+#define BIG_MAX_CELLS 400
+#define BIG_MAX_LINES 118 /* 20 rows, 20 columns, 39 + 39 diagonals */
+#define CELL_WORDS 7      /* 400 bits */
+#define NEAR_CELLS 24     /* a 5x5 square's cells but its centre */
+
+enum { K_QUIET = 0, K_F2, K_B3, K_F3, K_B4, K_F3F3, K_B4F3, K_FLEX4, K_FIVE, KINDS };
+
+/* A set of cells, one bit each. */
+typedef struct {
+    uint64_t w[CELL_WORDS];
+} Cells;
+
+static inline void
+cells_add(Cells *s, int c)
+{
+    s->w[c >> 6] |= (uint64_t)1 << (c & 63);
+}
+
+static inline void
+cells_remove(Cells *s, int c)
+{
+    s->w[c >> 6] &= ~((uint64_t)1 << (c & 63));
+}
+
+static inline int
+cells_has(const Cells *s, int c)
+{
+    return (int)(s->w[c >> 6] >> (c & 63) & 1);
+}
+
+static inline int
+cells_any(const Cells *s)
+{
+    uint64_t any = 0;
+    for (int i = 0; i < CELL_WORDS; i++) {
+        any |= s->w[i];
+    }
+    return any != 0;
+}
+
+static inline int
+cells_count(const Cells *s)
+{
+    int count = 0;
+    for (int i = 0; i < CELL_WORDS; i++) {
+        count += __builtin_popcountll(s->w[i]);
+    }
+    return count;
+}
+
+/* The lowest cell of the set, or -1. */
+static inline int
+cells_first(const Cells *s)
+{
+    for (int i = 0; i < CELL_WORDS; i++) {
+        if (s->w[i]) {
+            return i * 64 + __builtin_ctzll(s->w[i]);
+        }
+    }
+    return -1;
+}
+
+/* Iterate: for (int c = cells_next(&s, -1); c >= 0; c = cells_next(&s, c)). */
+static inline int
+cells_next(const Cells *s, int after)
+{
+    int start = after + 1;
+    int i = start >> 6;
+    if (i >= CELL_WORDS) {
+        return -1;
+    }
+    uint64_t bits = s->w[i] & (~(uint64_t)0 << (start & 63));
+    for (;;) {
+        if (bits) {
+            return i * 64 + __builtin_ctzll(bits);
+        }
+        if (++i >= CELL_WORDS) {
+            return -1;
+        }
+        bits = s->w[i];
+    }
+}
+
+/* A board's shape: its lines, and where each cell lies on them. */
+typedef struct {
+    int rows, cols, k, exact, cells;
+    int half; /* the pattern window's half width */
+    int nlines;
+    const Patterns *patterns;
+    uint8_t line_of[BIG_MAX_CELLS][4];
+    uint8_t place[BIG_MAX_CELLS][4];
+    uint8_t line_len[BIG_MAX_LINES];
+    int16_t line_cell[BIG_MAX_LINES][BIG_MAX_SIDE];
+    uint64_t wall[BIG_MAX_LINES]; /* every bit of a line's mask outside the line */
+    int16_t near[BIG_MAX_CELLS][NEAR_CELLS];
+    uint8_t near_count[BIG_MAX_CELLS];
+    uint64_t salt0, salt1; /* the shape's part of every position's key */
+    /* What a stone ``offset`` cells along a line adds to a cell's code:
+     * weight[offset + half] (see BigBoard.code), for the side that owns it;
+     * twice that for the other side. */
+    uint32_t weight[2 * PATTERN_MAX_HALF + 1];
+} BigShape;
+
+/* Build the shape of rows x cols with k in a row; returns 0, or -1 when the
+ * shape is out of range or its patterns cannot be built (no memory). Call
+ * with the GIL held: the first use of a (k, rule) builds its patterns. */
+int big_shape_init(BigShape *sh, int rows, int cols, int k, int exact);
+
+typedef struct {
+    const BigShape *sh;
+    int side;  /* the side to move: 0 (X) or 1 (O) */
+    int count; /* stones on the board */
+    uint64_t hash0, hash1;
+    uint8_t stone[BIG_MAX_CELLS]; /* 0 empty, 1 X, 2 O */
+    uint64_t line_stones[2][BIG_MAX_LINES];
+    /* Each cell's window along each direction for each side, as its pattern
+     * table's index (see pattern_lookup()), kept as stones come and go: where
+     * the shape's patterns have a table, a pattern is one lookup. */
+    uint32_t code[BIG_MAX_CELLS][4][2];
+    uint8_t pattern[BIG_MAX_CELLS][2][4];
+    uint16_t combo[BIG_MAX_CELLS][2]; /* the four patterns' combination: see cell_kind() */
+    int32_t worth_sum[2];
+    Cells five[2], flex4[2], four[2], three[2];
+    Cells near; /* empty cells within two of a stone (a 5x5 square) */
+    uint8_t near_stones[BIG_MAX_CELLS];
+} BigBoard;
+
+/* What a combination of four patterns makes of a cell: its kind, the sets
+ * it belongs to (IN_*), its worth. One table of PATTERNS^4 entries. */
+enum { IN_FIVE = 1, IN_FLEX4 = 2, IN_FOUR = 4, IN_THREE = 8 };
+typedef struct {
+    int16_t worth;
+    uint8_t kind;
+    uint8_t sets;
+} Combination;
+#define COMBINATIONS (PATTERNS * PATTERNS * PATTERNS * PATTERNS)
+extern Combination combinations[COMBINATIONS];
+
+/* The pattern side ``s`` would make on the empty ``cell`` along ``d`` if the
+ * other side held ``blocked`` too (a cell of its window there): one lookup.
+ * Only where the shape's patterns have a table. */
+static inline int
+pattern_if_blocked(const BigBoard *b, int cell, int d, int s, int blocked)
+{
+    const BigShape *sh = b->sh;
+    int offset = sh->place[blocked][d] - sh->place[cell][d];
+    return sh->patterns->table[b->code[cell][d][s] + 2 * sh->weight[offset + sh->half]];
+}
+
+/* The kind and the worth of an empty cell for side ``s``. */
+static inline int
+cell_kind(const BigBoard *b, int cell, int s)
+{
+    return combinations[b->combo[cell][s]].kind;
+}
+
+static inline int
+cell_worth(const BigBoard *b, int cell, int s)
+{
+    return combinations[b->combo[cell][s]].worth;
+}
+
+/* An empty board of the shape, X to move. */
+void big_board_init(BigBoard *b, const BigShape *sh);
+
+/* The side to move places a stone on the empty cell; big_undo() takes it back. */
+void big_play(BigBoard *b, int cell);
+void big_undo(BigBoard *b, int cell);
+
+/* The evaluation for the side to move (see board.c). */
+int big_evaluate(const BigBoard *b);
+
+/* The position's key in the shared table: never equal to a small board's. */
+static inline void
+big_key(const BigBoard *b, uint64_t *key0, uint64_t *key1)
+{
+    uint64_t side = b->side ? 0x9e3779b97f4a7c15ULL : 0;
+    *key0 = (b->hash0 ^ b->sh->salt0 ^ side) | (uint64_t)1 << 63;
+    *key1 = b->hash1 ^ b->sh->salt1 ^ side;
+}
+
+/* The cell ``steps`` from ``cell`` along direction ``d`` (0 across, 1 down,
+ * 2 down-right, 3 down-left), or -1 off the board. */
+static inline int
+big_step(const BigShape *sh, int cell, int d, int steps)
+{
+    int l = sh->line_of[cell][d], p = sh->place[cell][d] + steps;
+    return p >= 0 && p < sh->line_len[l] ? sh->line_cell[l][p] : -1;
+}
+
+#endif

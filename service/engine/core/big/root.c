@@ -1,0 +1,415 @@
+/*
+ * The root of a big board's analysis: the candidate moves' values, in phases.
+ *
+ *   1. Tactics, before any budgeted work (every one is a proof, and its
+ *      distance is exact): a row to complete wins in 1 ply; two five points
+ *      of the other side make every move a loss in 2, one makes every move
+ *      but its block a loss in 2; a move making two five points, while the
+ *      other side has none, wins in 3; against an open three, every move that
+ *      is neither a defence nor a four loses in 4.
+ *   2. Threat proofs for the side to move, each with a share of the budget:
+ *      continuous fours (VCF), then fours and threes (VCT). The first move of
+ *      a win found is a proven win, its distance bounded by the proof's.
+ *   3. Threat proofs against each remaining candidate: the other side's VCF
+ *      after it proves it a loss.
+ *   4. Estimates of what is left, by iterative deepening of big_pvs(). Depths 1
+ *      and 2 search every candidate in a full window, so each gets a value of
+ *      its own; deeper, the best is searched in full and the others in a null
+ *      window around it. A move that fails low keeps its last value, capped
+ *      below the best's (the deeper search found it no better).
+ *
+ * The listed moves are the candidates: the empty cells within two of a stone
+ * and every cell that makes a four or a three for either side (the centre on
+ * an empty board). The other legal moves are omitted; when a tactic proves
+ * their value (a loss in 2 or in 4) it is reported for all of them at once.
+ */
+#include "root.h"
+
+#define VCF_SHARE 10  /* percent of the budget for the mover's continuous fours */
+#define VCT_SHARE 20  /* ... for its fours and threes */
+#define LOSS_SHARE 10 /* ... for the other side's fours after each candidate */
+#define VCT_DEPTH 8   /* attacker moves of the VCT, continuous fours below included */
+#define VCT_VCF_DEPTH 12
+#define DEEPEST 60
+
+static inline int
+count_line(const Line *line)
+{
+    return line->length;
+}
+
+/* Proven values, as the small boards' core reports them: mark-counted. */
+static double
+win_value(const BigBoard *b, int plies)
+{
+    return (double)(b->sh->cells - b->count + 1 - plies);
+}
+
+static void
+set_proof(BigRootMove *m, const BigBoard *b, int plies, int exact, const Line *line)
+{
+    int win = plies > 0;
+    int distance = win ? plies : -plies;
+    m->value = win ? win_value(b, distance) : -win_value(b, distance);
+    m->exact = exact;
+    m->proven = exact ? 0 : (win ? 1 : -1);
+    m->settled = 1;
+    if (line != NULL) {
+        m->line = *line;
+    }
+}
+
+/* The estimate of a search value: wins and losses the search saw but did not
+ * prove stay estimates (0.95), the rest is squashed into (-0.9, 0.9). */
+static double
+estimate_of(int value)
+{
+    if (value > WIN_LIMIT) {
+        return 0.95;
+    }
+    if (value < -WIN_LIMIT) {
+        return -0.95;
+    }
+    double v = (double)value;
+    return 0.9 * v / (fabs(v) + 400.0);
+}
+
+/* The line the table knows from the position after ``first``. */
+static void
+known_line(BigSearch *S, int first, Line *line)
+{
+    BigBoard *b = &S->board;
+    int played[64], n = 0;
+    line->length = 0;
+    line->cell[line->length++] = (int16_t)first;
+    big_play(b, first);
+    played[n++] = first;
+    while (n < 64 && b->count < b->sh->cells) {
+        int me = b->side;
+        int next = cells_first(&b->five[me]);
+        if (next < 0) {
+            next = cells_first(&b->five[!me]);
+        }
+        if (next < 0) {
+            next = big_tt_move(S);
+        }
+        if (next < 0) {
+            break;
+        }
+        line->cell[line->length++] = (int16_t)next;
+        if (cells_has(&b->five[me], next)) {
+            break; /* the row is complete */
+        }
+        big_play(b, next);
+        played[n++] = next;
+    }
+    while (n > 0) {
+        big_undo(b, played[--n]);
+    }
+}
+
+static uint64_t
+share(uint64_t budget, int percent)
+{
+    return budget / 100 * (uint64_t)percent + 1;
+}
+
+/* Phase 4: iterative deepening over the moves not settled. */
+static int
+deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget)
+{
+    BigBoard *b = &S->board;
+    int order[BIG_MAX_CELLS], keys[BIG_MAX_CELLS], n = 0;
+    for (int i = 0; i < count; i++) {
+        if (!moves[i].settled) {
+            /* The move order's first guess: insertion by its static score. */
+            int key = big_move_order(S, moves[i].cell, 0), j = n++;
+            while (j > 0 && keys[j - 1] < key) {
+                order[j] = order[j - 1];
+                keys[j] = keys[j - 1];
+                j--;
+            }
+            order[j] = i;
+            keys[j] = key;
+        }
+    }
+    if (n == 0) {
+        return 0;
+    }
+    if (S->clock.limit > budget) {
+        S->clock.limit = budget;
+    }
+    S->root_moves = n;
+    int reached = 0;
+    int best_value = -WIN - 1;
+    int empties = b->sh->cells - b->count;
+    for (int depth = 1; depth <= DEEPEST && depth <= empties; depth++) {
+        /* Depth 1 always completes, whatever the budget or the deadline. */
+        S->clock.unlimited = depth == 1;
+        int alpha = -WIN - 1, finished = 1;
+        int iteration_best = -WIN - 1;
+        for (int r = 0; r < n; r++) {
+            BigRootMove *m = &moves[order[r]];
+            big_play(b, m->cell);
+            int value;
+            if (depth <= 2 || r == 0) {
+                value = -big_pvs(S, depth - 1, -WIN - 1, WIN + 1, 1);
+            }
+            else {
+                value = -big_pvs(S, depth - 1, -alpha - 1, -alpha, 1);
+                if (value > alpha && !S->clock.stop) {
+                    value = -big_pvs(S, depth - 1, -WIN - 1, WIN + 1, 1);
+                }
+                else if (!S->clock.stop) {
+                    /* Failed low: no better than the best so far. */
+                    m->bound = value;
+                    m->bounded = 1;
+                    big_undo(b, m->cell);
+                    continue;
+                }
+            }
+            big_undo(b, m->cell);
+            if (S->clock.stop) {
+                finished = 0;
+                break;
+            }
+            m->score = value;
+            m->scored_depth = depth;
+            m->bounded = 0;
+            if (value > alpha) {
+                alpha = value;
+            }
+            if (value > iteration_best) {
+                iteration_best = value;
+            }
+        }
+        S->clock.unlimited = 0;
+        if (!finished) {
+            break;
+        }
+        reached = depth;
+        best_value = iteration_best;
+        /* The best first, then by value; ties in the previous order. */
+        for (int i = 1; i < n; i++) {
+            int key = order[i], j = i;
+            while (j > 0 && moves[order[j - 1]].score < moves[key].score) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = key;
+        }
+        if (best_value > WIN_LIMIT || best_value < -WIN_LIMIT) {
+            /* Every move seen to win or lose: deeper shows nothing new. */
+            int all_decided = 1;
+            for (int r = 0; r < n; r++) {
+                int v = moves[order[r]].score;
+                all_decided &= v > WIN_LIMIT || v < -WIN_LIMIT;
+            }
+            if (all_decided) {
+                break;
+            }
+        }
+    }
+    /* The values: each move's own, capped below the best where it failed low. */
+    int best = -WIN - 1;
+    for (int r = 0; r < n; r++) {
+        if (moves[order[r]].scored_depth > 0 && moves[order[r]].score > best) {
+            best = moves[order[r]].score;
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        BigRootMove *m = &moves[order[r]];
+        int value = m->scored_depth > 0 ? m->score : 0;
+        if (m->bounded && m->bound < value) {
+            value = m->bound;
+        }
+        if (order[r] != order[0] && value >= best) {
+            value = best - 1;
+        }
+        m->value = estimate_of(value);
+    }
+    return reached;
+}
+
+BigRootResult
+big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
+{
+    BigBoard *b = &S->board;
+    const BigShape *sh = b->sh;
+    int me = b->side, them = !me;
+    BigRootResult result = {0, STOP_NONE, 0, 0.0, 0};
+    int deadline_hit = 0, cancelled = 0;
+
+    /* The candidates, in the order of the move generator's static scores. */
+    int16_t cells[BIG_MAX_CELLS];
+    Cells listed;
+    memset(&listed, 0, sizeof(listed));
+    Cells all = b->near;
+    for (int i = 0; i < CELL_WORDS; i++) {
+        all.w[i] |= b->four[me].w[i] | b->three[me].w[i] | b->four[them].w[i] | b->three[them].w[i] |
+                    b->five[me].w[i] | b->five[them].w[i];
+    }
+    if (b->count == 0) {
+        cells_add(&all, (sh->rows / 2) * sh->cols + sh->cols / 2);
+    }
+    int n = 0;
+    for (int c = cells_next(&all, -1); c >= 0; c = cells_next(&all, c)) {
+        cells[n++] = (int16_t)c;
+    }
+    for (int i = 0; i < n; i++) {
+        BigRootMove *m = &moves[i];
+        memset(m, 0, sizeof(*m));
+        m->cell = cells[i];
+        m->line.length = 1;
+        m->line.cell[0] = cells[i];
+        cells_add(&listed, cells[i]);
+    }
+    *count = n;
+    int empty_cells = sh->cells - b->count;
+    result.omitted = empty_cells - n;
+
+    /* 1. Tactics. */
+    int their_points = cells_count(&b->five[them]);
+    Cells defence;
+    int facing_three = 0;
+    if (!cells_any(&b->five[me]) && !their_points && !cells_any(&b->flex4[me]) &&
+        cells_any(&b->flex4[them])) {
+        big_defences(S, &defence);
+        facing_three = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        BigRootMove *m = &moves[i];
+        int c = m->cell;
+        Line proof;
+        if (cells_has(&b->five[me], c)) {
+            set_proof(m, b, 1, 1, NULL);
+        }
+        else if (cells_any(&b->five[me])) {
+            continue; /* a win is at hand: the others are searched below */
+        }
+        else if (their_points >= 2 || (their_points == 1 && !cells_has(&b->five[them], c))) {
+            big_play(b, c);
+            proof.length = 2;
+            proof.cell[0] = (int16_t)c;
+            proof.cell[1] = (int16_t)cells_first(&b->five[them]);
+            big_undo(b, c);
+            set_proof(m, b, -2, 1, &proof);
+        }
+        else if (!their_points && cells_has(&b->flex4[me], c)) {
+            big_play(b, c);
+            proof.length = 3;
+            proof.cell[0] = (int16_t)c;
+            proof.cell[1] = (int16_t)cells_first(&b->five[me]);
+            proof.cell[2] = (int16_t)cells_next(&b->five[me], proof.cell[1]);
+            big_undo(b, c);
+            set_proof(m, b, 3, 1, &proof);
+        }
+        else if (facing_three && !cells_has(&defence, c)) {
+            /* The other side makes its open four, and completes a row past the block. */
+            big_play(b, c);
+            int flex = cells_first(&b->flex4[them]);
+            big_play(b, flex);
+            proof.length = 4;
+            proof.cell[0] = (int16_t)c;
+            proof.cell[1] = (int16_t)flex;
+            proof.cell[2] = (int16_t)cells_first(&b->five[them]);
+            proof.cell[3] = (int16_t)cells_next(&b->five[them], proof.cell[2]);
+            big_undo(b, flex);
+            big_undo(b, c);
+            set_proof(m, b, -4, 1, &proof);
+        }
+    }
+    if (their_points >= 1 && !cells_any(&b->five[me])) {
+        result.omitted_proven = 1;
+        result.omitted_value = -win_value(b, 2);
+    }
+    else if (facing_three) {
+        result.omitted_proven = 1;
+        result.omitted_value = -win_value(b, 4);
+    }
+    clock_check(&S->clock, &deadline_hit, &cancelled);
+
+    int won = 0;
+    for (int i = 0; i < n; i++) {
+        won |= moves[i].settled && moves[i].value > 0;
+    }
+    /* 2. The mover's threats. */
+    if (!won && !their_points && !deadline_hit && !cancelled) {
+        Line proof;
+        uint64_t limit = allow(&S->clock, share(budget, VCF_SHARE));
+        int plies = big_vcf(S, VCF_MAX_DEPTH, &proof);
+        unallow(&S->clock, limit);
+        if (!plies && !S->clock.stop) {
+            limit = allow(&S->clock, share(budget, VCT_SHARE));
+            plies = big_vct(S, VCT_DEPTH, VCT_VCF_DEPTH, &proof);
+            unallow(&S->clock, limit);
+        }
+        if (plies) {
+            for (int i = 0; i < n; i++) {
+                if (moves[i].cell == proof.cell[0] && !moves[i].settled) {
+                    set_proof(&moves[i], b, plies, 0, &proof);
+                    won = 1;
+                }
+            }
+        }
+        phase_stopped(&S->clock, &deadline_hit, &cancelled);
+    }
+
+    /* 3. The other side's continuous fours after each candidate. */
+    if (!deadline_hit && !cancelled) {
+        int open = 0;
+        for (int i = 0; i < n; i++) {
+            open += !moves[i].settled;
+        }
+        uint64_t each = open ? share(budget, LOSS_SHARE) / (uint64_t)open + 1 : 0;
+        for (int i = 0; i < n && !S->clock.stop; i++) {
+            BigRootMove *m = &moves[i];
+            if (m->settled) {
+                continue;
+            }
+            Line proof;
+            big_play(b, m->cell);
+            uint64_t limit = allow(&S->clock, each);
+            int plies = big_vcf(S, VCF_MAX_DEPTH, &proof);
+            unallow(&S->clock, limit);
+            big_undo(b, m->cell);
+            if (plies) {
+                Line line;
+                line.length = 0;
+                line.cell[line.length++] = (int16_t)m->cell;
+                for (int j = 0; j < count_line(&proof) && line.length < BIG_MAX_CELLS; j++) {
+                    line.cell[line.length++] = proof.cell[j];
+                }
+                set_proof(m, b, -(plies + 1), 0, &line);
+            }
+        }
+        phase_stopped(&S->clock, &deadline_hit, &cancelled);
+    }
+
+    /* 4. Estimates: after a deadline, depth 1 only. */
+    if (!cancelled) {
+        S->clock.limit = deadline_hit ? S->clock.nodes : budget;
+        result.depth = deepen(S, moves, n, budget);
+        phase_stopped(&S->clock, &deadline_hit, &cancelled);
+    }
+    for (int i = 0; i < n && !cancelled; i++) {
+        BigRootMove *m = &moves[i];
+        if (!m->settled) {
+            known_line(S, m->cell, &m->line);
+        }
+    }
+    int inexact = 0;
+    for (int i = 0; i < n; i++) {
+        inexact += !moves[i].exact;
+    }
+    if (result.omitted > 0 && !result.omitted_proven) {
+        inexact++;
+    }
+    if (cancelled) {
+        result.stop = STOP_CANCELLED;
+    }
+    else if (inexact) {
+        result.stop = deadline_hit ? STOP_DEADLINE : STOP_BUDGET;
+    }
+    return result;
+}

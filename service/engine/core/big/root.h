@@ -1,0 +1,35 @@
+/*
+ * The root of a big board's analysis (root.c).
+ */
+#ifndef BIG_ROOT_H
+#define BIG_ROOT_H
+
+#include "search.h"
+
+typedef struct {
+    int cell;
+    int settled;  /* proven by the tactics or a threat search: not estimated */
+    int exact;    /* value proven exactly, distance included */
+    int proven;   /* +1 a proven win (value is a lower bound), -1 a proven loss
+                     (an upper bound), 0 nothing proven beyond ``exact`` */
+    double value; /* mark-counted, as the small boards' core reports it; an
+                     estimate lies strictly inside (-1, 1) */
+    Line line;    /* the move, then the expected continuation */
+    /* The estimate's search: its last value, the depth of that value, and an
+     * upper bound from a deeper search it failed low in. */
+    int score, scored_depth, bound, bounded;
+} BigRootMove;
+
+typedef struct {
+    int depth;           /* the deepest iteration completed */
+    int stop;            /* STOP_NONE when every value is proven exactly */
+    int omitted;         /* legal moves not listed */
+    double omitted_value; /* their value when omitted_proven (a proven loss) */
+    int omitted_proven;
+} BigRootResult;
+
+/* Fill ``moves`` with the candidates of the side to move of ``S->board`` and
+ * their values, spending at most ``budget`` nodes in all. */
+BigRootResult big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count);
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * The big boards' alpha-beta: principal variation search over candidate
+ * moves, with the shared table, killer moves and a history of cut-offs.
+ *
+ * Bound semantics (as solve()'s on small boards): called with alpha < beta,
+ * big_pvs() returns the value when it lies inside the window, an upper bound
+ * (<= alpha) when it fails low, a lower bound (>= beta) when it fails high.
+ *
+ * Tactics hold at every node, whatever the depth or the budget: a row to
+ * complete wins now; two five points of the other side lose; one must be
+ * taken (the only move, searched without using depth); two five points to
+ * make while the other side has none win in three plies. Against an open
+ * three (the other side's flex4 cells) the moves are its defences and one's
+ * own fours: every other move loses (see big_defences()).
+ *
+ * Candidates elsewhere: the empty cells within two of a stone, and every cell
+ * where either side makes a four or an open three, ordered by the table's
+ * move, what each side makes there (kind), killers and history, then the
+ * cells' worth; at most MAX_BRANCH of them below the root. Late quiet moves
+ * are searched one ply shallower first (late-move reductions).
+ */
+#include "search.h"
+
+#define MAX_BRANCH 20
+
+/* What making (attack) and taking (defence) each kind of cell is worth in the
+ * move order. */
+static const int ATTACK[KINDS] = {
+    [K_QUIET] = 0,     [K_F2] = 20,       [K_B3] = 30,       [K_F3] = 500,  [K_B4] = 400,
+    [K_F3F3] = 4000,   [K_B4F3] = 8000,   [K_FLEX4] = 30000, [K_FIVE] = 100000,
+};
+static const int DEFEND[KINDS] = {
+    [K_QUIET] = 0,     [K_F2] = 10,      [K_B3] = 15,       [K_F3] = 250,  [K_B4] = 150,
+    [K_F3F3] = 2000,   [K_B4F3] = 4000,  [K_FLEX4] = 15000, [K_FIVE] = 60000,
+};
+
+int
+big_move_order(const BigSearch *S, int c, int ply)
+{
+    const BigBoard *b = &S->board;
+    int me = b->side, them = !me;
+    const Combination *mine = &combinations[b->combo[c][me]];
+    const Combination *theirs = &combinations[b->combo[c][them]];
+    int score = ATTACK[mine->kind] + DEFEND[theirs->kind] + mine->worth + theirs->worth / 2;
+    if (ply < MAX_PLY && (S->killers[ply][0] == c || S->killers[ply][1] == c)) {
+        score += 300;
+    }
+    int history = S->history[me][c];
+    return score + (history > 4000 ? 4000 : history) / 16;
+}
+
+void
+big_candidates(BigSearch *S, int first, int ply, Picker *out)
+{
+    BigBoard *b = &S->board;
+    const BigShape *sh = b->sh;
+    int me = b->side, them = !me;
+    out->count = out->next = 0;
+    int forced = cells_first(&b->five[them]);
+    if (forced >= 0) {
+        out->cell[0] = (int16_t)forced;
+        out->score[0] = 0;
+        out->count = 1;
+        return;
+    }
+    Cells set;
+    if (cells_any(&b->flex4[them])) {
+        big_defences(S, &set);
+    }
+    else {
+        set = b->near;
+        for (int i = 0; i < CELL_WORDS; i++) {
+            set.w[i] |= b->four[me].w[i] | b->three[me].w[i] | b->four[them].w[i] |
+                        b->three[them].w[i];
+        }
+        if (b->count == 0) {
+            cells_add(&set, (sh->rows / 2) * sh->cols + sh->cols / 2);
+        }
+    }
+    int n = 0;
+    for (int c = cells_next(&set, -1); c >= 0; c = cells_next(&set, c)) {
+        out->cell[n] = (int16_t)c;
+        out->score[n] = c == first ? INT32_MAX : big_move_order(S, c, ply);
+        n++;
+    }
+    out->count = n;
+}
+
+int
+big_tt_move(BigSearch *S)
+{
+    uint64_t key0, key1;
+    big_key(&S->board, &key0, &key1);
+    int value, bound, depth, move;
+    if (!table_probe_big(S->tt, key0, key1, &value, &bound, &depth, &move)) {
+        return -1;
+    }
+    if (move >= S->board.sh->cells || S->board.stone[move]) {
+        return -1;
+    }
+    return move;
+}
+
+/* Table values of wins and losses count plies from the position, not the root. */
+static inline int
+to_table(int value, int ply)
+{
+    return value > WIN_LIMIT ? value + ply : value < -WIN_LIMIT ? value - ply : value;
+}
+
+static inline int
+from_table(int value, int ply)
+{
+    return value > WIN_LIMIT ? value - ply : value < -WIN_LIMIT ? value + ply : value;
+}
+
+static inline int
+static_value(const BigBoard *b)
+{
+    int v = big_evaluate(b);
+    return v >= ESTIMATE_LIMIT ? ESTIMATE_LIMIT - 1 : v <= -ESTIMATE_LIMIT ? -ESTIMATE_LIMIT + 1 : v;
+}
+
+static inline int
+is_quiet(const BigBoard *b, int c)
+{
+    return cell_kind(b, c, b->side) < K_F3 && cell_kind(b, c, !b->side) < K_F3;
+}
+
+HOT int
+big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
+{
+    BigBoard *b = &S->board;
+    if (count_node(&S->clock)) {
+        return 0;
+    }
+    int me = b->side, them = !me;
+    if (cells_any(&b->five[me])) {
+        return WIN - ply - 1;
+    }
+    int threats = cells_count(&b->five[them]);
+    if (threats >= 2) {
+        return -(WIN - ply - 2);
+    }
+    if (b->count >= b->sh->cells) {
+        return 0;
+    }
+    if (!threats && cells_any(&b->flex4[me])) {
+        return WIN - ply - 3;
+    }
+    if (ply >= MAX_PLY - 4 || (depth <= 0 && !threats)) {
+        return static_value(b);
+    }
+    /* No win can come sooner than the next-but-one move: a narrower window. */
+    if (alpha < -(WIN - ply - 2)) {
+        alpha = -(WIN - ply - 2);
+    }
+    if (beta > WIN - ply - 1) {
+        beta = WIN - ply - 1;
+    }
+    if (alpha >= beta) {
+        return alpha;
+    }
+    int pv = beta - alpha > 1;
+    uint64_t key0, key1;
+    big_key(b, &key0, &key1);
+    int first = -1, entry_value, bound, entry_depth, move;
+    if (table_probe_big(S->tt, key0, key1, &entry_value, &bound, &entry_depth, &move)) {
+        S->hits++;
+        if (move < b->sh->cells && !b->stone[move]) {
+            first = move;
+        }
+        int value = from_table(entry_value, ply);
+        if (!pv && entry_depth >= depth &&
+            (bound == BOUND_EXACT || (bound == BOUND_LOWER && value >= beta) ||
+             (bound == BOUND_UPPER && value <= alpha))) {
+            return value;
+        }
+    }
+    else {
+        S->misses++;
+    }
+    /* The table's move first, before the others are generated: a cut-off
+     * there costs no generation. (Not where the moves are forced or must
+     * defend: there the table's move may not be among them.) */
+    Picker moves;
+    int staged = first >= 0 && !threats && !cells_any(&b->flex4[them]);
+    if (staged) {
+        moves.count = moves.next = 0;
+    }
+    else {
+        big_candidates(S, first, ply, &moves);
+        if (moves.count == 0) {
+            return static_value(b);
+        }
+    }
+    int n = staged ? MAX_BRANCH : moves.count < MAX_BRANCH ? moves.count : MAX_BRANCH;
+    /* A forced block costs no depth: the answer to a four is no choice. */
+    int child_depth = threats ? depth : depth - 1;
+    uint64_t before = S->clock.nodes;
+    int best = -WIN - 1, best_move = -1, a = alpha;
+    for (int i = 0; i < n; i++) {
+        int c;
+        if (staged && i == 0) {
+            c = first;
+        }
+        else {
+            if (staged && i == 1) {
+                big_candidates(S, first, ply, &moves);
+                /* Leave the table's move out: it was searched. */
+                for (int j = 0; j < moves.count; j++) {
+                    if (moves.cell[j] == first) {
+                        moves.cell[j] = moves.cell[0];
+                        moves.score[j] = moves.score[0];
+                        moves.next = 1;
+                        break;
+                    }
+                }
+                n = moves.count < MAX_BRANCH ? moves.count : MAX_BRANCH;
+                if (i >= n) {
+                    break;
+                }
+            }
+            c = pick(&moves);
+            if (c < 0) {
+                break;
+            }
+        }
+        int reduce = !threats && i >= 3 && depth >= 3 && is_quiet(b, c) ? 1 + (i >= 8) : 0;
+        big_play(b, c);
+        int value;
+        if (i == 0) {
+            value = -big_pvs(S, child_depth, -beta, -a, ply + 1);
+        }
+        else {
+            value = -big_pvs(S, child_depth - reduce, -a - 1, -a, ply + 1);
+            if (value > a && reduce && !S->clock.stop) {
+                value = -big_pvs(S, child_depth, -a - 1, -a, ply + 1);
+            }
+            if (value > a && value < beta && !S->clock.stop) {
+                value = -big_pvs(S, child_depth, -beta, -a, ply + 1);
+            }
+        }
+        big_undo(b, c);
+        if (S->clock.stop) {
+            return 0;
+        }
+        if (value > best) {
+            best = value;
+            best_move = c;
+            if (value > a) {
+                a = value;
+                if (a >= beta) {
+                    if (is_quiet(b, c) && ply < MAX_PLY) {
+                        if (S->killers[ply][0] != c) {
+                            S->killers[ply][1] = S->killers[ply][0];
+                            S->killers[ply][0] = (int16_t)c;
+                        }
+                        S->history[me][c] += depth * depth;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    int stored = best <= alpha ? BOUND_UPPER : best >= beta ? BOUND_LOWER : BOUND_EXACT;
+    table_store_big(S->tt, key0, key1, to_table(best, ply), stored, depth, best_move,
+                    S->clock.nodes - before);
+    return best;
+}

@@ -1,0 +1,232 @@
+"""The big-board search (``core/big/``): its board against the plain reference
+(``gomoku.py``), the tactics that hold at any budget, the threat proofs checked
+move by move, and the budget, deadline and cancellation it shares with the
+exact core."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.engine import (
+    Analysis,
+    Board,
+    Engine,
+    Outcome,
+    Player,
+    Rule,
+    SearchCancelled,
+    SearchControl,
+    StopReason,
+    _core,
+    geometry,
+)
+from service.engine.search import is_small
+from tests.engine import gomoku as ref
+
+ENGINE = Engine(node_budget=200_000, table_bytes=16 << 20)
+TACTICS_BUDGET = 1_000  # the immediate rules hold at any budget: this small one too
+
+
+@st.composite
+def big_positions(draw: st.DrawFn) -> tuple[int, int, int, Rule, list[int]]:
+    """A shape the exact core cannot hold, either rule, and distinct cells played
+    alternately from X (the game may have ended: the board keeps no rules)."""
+    rows = draw(st.integers(8, 20))
+    cols = draw(st.integers(8, 20))
+    k = min(draw(st.sampled_from([5, 5, 5, 4, 6, 3, 7, 9])), max(rows, cols))
+    rule = draw(st.sampled_from(Rule))
+    count = draw(st.integers(0, min(60, rows * cols // 3)))
+    moves = draw(st.lists(st.integers(0, rows * cols - 1), min_size=count, max_size=count,
+                          unique=True))
+    return rows, cols, k, rule, moves
+
+
+def _board(rows: int, cols: int, k: int, rule: Rule, moves: list[int]) -> Board:
+    x = sum(1 << c for c in moves[0::2])
+    o = sum(1 << c for c in moves[1::2])
+    return Board(geometry(rows, cols, k, rule), x, o, Player.X if len(moves) % 2 == 0 else Player.O)
+
+
+@settings(max_examples=30)
+@given(big_positions())
+def test_the_boards_patterns_kinds_and_sets_are_the_references(
+    position: tuple[int, int, int, Rule, list[int]],
+) -> None:
+    rows, cols, k, rule, moves = position
+    board = _board(*position)
+    exact = board.shape.overlines_matter
+    cells, sets, _, _ = _core.big_board(rows, cols, k, exact, moves)
+    # Past a window of 13 cells the core reads the levels below B3 by counting.
+    wide = ref.half_width(k, exact) > 6
+    expected_sets: list[set[int]] = [set() for _ in range(8)]
+    for cell in board.empty_cells():
+        found = cells[cell]
+        assert isinstance(found, tuple)
+        for side_index, side in enumerate(Player):
+            levels = 2 if wide else 4
+            patterns = tuple(
+                ref.pattern(ref.window(board, cell, d, side), k, exact, levels) for d in range(4)
+            )
+            got = found[side_index]
+            if wide:
+                assert [p if p >= ref.B3 else 0 for p in got] == list(patterns)
+                continue
+            assert got == patterns, (cell, side)
+            kind = ref.kind(patterns)
+            assert found[2 + side_index] == kind
+            member = {
+                0: kind == ref.KIND_FIVE,
+                2: kind == ref.KIND_FLEX4,
+                4: kind in (ref.KIND_FLEX4, ref.KIND_B4F3, ref.KIND_B4),
+                6: ref.F3 in patterns,
+            }
+            for index, inside in member.items():
+                if inside:
+                    expected_sets[index + side_index].add(cell)
+    if not wide:
+        assert [set(s) for s in sets] == expected_sets
+    # The five points are the rule's own: a stone there completes a row.
+    for side_index, side in enumerate(Player):
+        assert set(sets[side_index]) == ref.five_points(board, side)
+
+
+@settings(max_examples=60)
+@given(big_positions(), st.data())
+def test_taking_moves_back_restores_the_board_exactly(
+    position: tuple[int, int, int, Rule, list[int]], data: st.DataObject
+) -> None:
+    rows, cols, k, rule, moves = position
+    exact = geometry(rows, cols, k, rule).overlines_matter
+    back = data.draw(st.integers(0, len(moves)))
+    after_takeback = _core.big_board(rows, cols, k, exact, [*moves, *([-1] * back)])
+    rebuilt = _core.big_board(rows, cols, k, exact, moves[: len(moves) - back])
+    assert after_takeback == rebuilt
+
+
+def analyse(moves: list[str], budget: int = TACTICS_BUDGET, **kwargs: object) -> Analysis:
+    board = Board.from_moves(moves, **kwargs)  # type: ignore[arg-type]
+    assert not is_small(board.shape)
+    return Engine(node_budget=budget, table_bytes=1 << 20).analyze(board)
+
+
+def names(analysis: Analysis, cells: tuple[int, ...]) -> list[str]:
+    return [analysis.board.shape.coordinate(c) for c in cells]
+
+
+# X's open three h8 i8 j8, and O's stones far away.
+OPEN_THREE = ["h8", "a1", "i8", "a3", "j8", "a5"]
+
+
+def test_a_row_to_complete_is_taken_and_proven() -> None:
+    analysis = analyse(["h8", "g8", "i8", "a3", "j8", "a5", "k8", "a7"])
+    best = analysis.moves[0]
+    assert names(analysis, (best.cell,)) == ["l8"]
+    assert best.exact and best.score == 225 and analysis.outcome is Outcome.WIN
+    assert analysis.plies == 1
+
+
+def test_an_open_four_to_make_wins_in_three() -> None:
+    analysis = analyse(OPEN_THREE)
+    wins = [m for m in analysis.moves if m.exact and m.score == 225 + 1 - 3]
+    assert sorted(names(analysis, tuple(m.cell for m in wins))) == ["g8", "k8"]
+    assert analysis.outcome is Outcome.WIN and analysis.plies == 3
+    for move in wins:  # the line: the open four, one block, the row past it
+        assert len(move.line) == 3
+        assert ref.check_vcf(analysis.board, move.line) is None
+
+
+def test_facing_one_four_the_block_is_the_only_move() -> None:
+    analysis = analyse(["h8", "g8", "i8", "a3", "j8", "a5", "k8"])
+    block = analysis.board.shape.parse_coordinate("l8")
+    for move in analysis.moves:
+        if move.cell == block:
+            assert move.score > -(225 + 1 - 2)
+        else:
+            assert move.exact and move.score == -(225 + 1 - 2), move
+    assert analysis.omitted.count > 0 and analysis.omitted.score == -(225 + 1 - 2)
+
+
+def test_facing_two_fours_every_move_is_a_proven_loss() -> None:
+    analysis = analyse(["h8", "a1", "i8", "a3", "j8", "a5", "k8"])
+    assert analysis.exact and analysis.stopped_by is None
+    assert all(m.exact and m.score == -(225 + 1 - 2) for m in analysis.moves)
+    assert analysis.omitted.score == -(225 + 1 - 2)
+    assert analysis.outcome is Outcome.LOSS and analysis.plies == 2
+
+
+def test_facing_an_open_three_every_move_but_the_defences_loses_in_four() -> None:
+    analysis = analyse(["h8", "a1", "i8", "a3", "j8"])
+    loss_in_4 = -(225 + 1 - 4)
+    defending = {m.cell for m in analysis.moves if m.score != loss_in_4}
+    assert names(analysis, tuple(sorted(defending))) == ["g8", "k8"]
+    assert analysis.omitted.score == loss_in_4
+    for move in analysis.moves:
+        if move.cell not in defending:
+            assert move.exact and len(move.line) == 4
+
+
+def test_an_overline_wins_only_under_freestyle() -> None:
+    """X: a1 b1 c1 _ e1 f1. Filling d1 makes six: a win under freestyle only."""
+    moves = ["a1", "a3", "b1", "b3", "c1", "c3", "e1", "e5", "f1", "g9"]
+    freestyle = analyse(moves)
+    assert freestyle.moves[0].exact and freestyle.moves[0].score == 225
+    exact = analyse(moves, rule="exact")
+    d1 = exact.board.shape.parse_coordinate("d1")
+    assert exact.value_of(d1).score < 225
+    assert not any(m.score == 225 for m in exact.moves)
+
+
+def test_estimates_stay_estimates() -> None:
+    analysis = analyse(["h8", "i9", "h10"], budget=20_000)
+    assert not analysis.exact and analysis.stopped_by is StopReason.BUDGET
+    assert analysis.outcome is None and analysis.plies is None
+    listed = len(analysis.moves) + analysis.omitted.count
+    assert listed == len(analysis.board.empty_cells())
+    for move in analysis.moves:
+        assert not move.exact and move.proven is None and -1 < move.score < 1
+
+
+def test_the_node_budget_bounds_a_big_search() -> None:
+    board = Board.from_moves(["h8", "i9", "h10", "j8"])
+    for budget in (1, 5_000, 50_000):
+        analysis = Engine(node_budget=budget, table_bytes=1 << 20).analyze(board)
+        # Depth 1 always completes: a node for each candidate at most beyond the budget.
+        assert analysis.nodes <= budget + len(analysis.moves) + 1
+        assert analysis.depth >= 1
+
+
+def test_a_deadline_stops_a_big_search() -> None:
+    board = Board.from_moves(["h8", "i9", "h10", "j8"], rows=20, cols=20)
+    engine = Engine(node_budget=10**9, table_bytes=1 << 20)
+    analysis = engine.analyze(board, deadline=time.monotonic() + 0.2)
+    assert analysis.stopped_by is StopReason.DEADLINE
+    assert analysis.depth >= 1 and analysis.moves
+
+
+def test_a_cancelled_big_search_raises() -> None:
+    board = Board.from_moves(["h8", "i9", "h10", "j8"], rows=20, cols=20)
+    engine = Engine(node_budget=10**9, table_bytes=1 << 20)
+    control = SearchControl(time.monotonic() + 60)
+    started = threading.Event()
+
+    def cancel_soon() -> None:
+        started.wait()
+        control.cancel()
+
+    canceller = threading.Thread(target=cancel_soon)
+    canceller.start()
+    started.set()
+    with pytest.raises(SearchCancelled):
+        engine.search(board, control=control)
+    canceller.join()
+
+
+def test_the_empty_board_opens_in_the_centre() -> None:
+    for size in (15, 20):
+        analysis = Engine(node_budget=2_000).analyze(Board.empty(size, size))
+        assert analysis.best_moves == (size // 2 * size + size // 2,)
