@@ -75,7 +75,7 @@ class Settings(BaseSettings):
         description="Time from a request's first byte to the end of its headers; then 408.",
     )
     body_limit_bytes: int = Field(16_384, ge=256, le=16 * 1024 * 1024)
-    batch_body_limit_bytes: int = Field(262_144, ge=1_024, le=64 * 1024 * 1024)
+    batch_body_limit_bytes: int = Field(1_048_576, ge=1_024, le=64 * 1024 * 1024)
     batch_limit: int = Field(100, ge=1, le=10_000)
     graceful_timeout_seconds: int = Field(20, ge=0, le=3_600)
     cache_max_age_seconds: int = Field(86_400, ge=0, le=31_536_000)

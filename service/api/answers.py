@@ -8,27 +8,41 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.api.models import BoardQuestion, MoveRequest
-from service.engine import Analysis, Board, Status, Suggestion, move_outcome
+from service.api.models import BoardQuery, BoardQuestion, MoveFields
+from service.engine import Analysis, Board, Outcome, Status, Suggestion, move_outcome, outcome
 from service.engine.geometry import Geometry
+from service.engine.score import plies_to_end
 
 # Floats from the heuristic are rounded for the wire; proven scores are ints.
 SCORE_DIGITS = 4
 
 
-def parse_board(question: BoardQuestion) -> Board:
+def parse_board(question: BoardQuestion | BoardQuery) -> Board:
+    """The position a request names, by its board text or its moves."""
+    moves = question.move_list() if isinstance(question, BoardQuery) else question.moves
+    if moves is not None:
+        return Board.from_moves(
+            moves,
+            rows=question.rows,
+            cols=question.cols,
+            k=question.k,
+            player=question.player,
+            rule=question.rule,
+        )
+    assert question.board is not None  # the models require one of the two
     return Board.parse(
         question.board,
         rows=question.rows,
         cols=question.cols,
         k=question.k,
         player=question.player,
+        rule=question.rule,
     )
 
 
-def cell(shape: Geometry, index: int) -> dict[str, int]:
+def cell(shape: Geometry, index: int) -> dict[str, int | str]:
     row, col = divmod(index, shape.cols)
-    return {"index": index, "row": row, "col": col}
+    return {"index": index, "row": row, "col": col, "name": shape.coordinate(index)}
 
 
 def wire_score(score: int | float) -> int | float:
@@ -39,7 +53,7 @@ def stopped_by(analysis: Analysis) -> str | None:
     return None if analysis.stopped_by is None else analysis.stopped_by.value
 
 
-def move_answer(request: MoveRequest, suggestion: Suggestion) -> dict[str, Any]:
+def move_answer(request: MoveFields, suggestion: Suggestion) -> dict[str, Any]:
     analysis = suggestion.analysis
     board = analysis.board
     shape = board.shape
@@ -69,6 +83,7 @@ def move_answer(request: MoveRequest, suggestion: Suggestion) -> dict[str, Any]:
         "rows": shape.rows,
         "cols": shape.cols,
         "k": shape.k,
+        "rule": shape.rule.value,
         "difficulty": request.difficulty.value,
         "seed": request.seed,
     }
@@ -98,7 +113,19 @@ def analysis_answer(analysis: Analysis) -> dict[str, Any]:
             }
             for move in analysis.moves
         ],
+        "omitted": _omitted(analysis),
     }
+
+
+def _omitted(analysis: Analysis) -> dict[str, Any]:
+    omitted = analysis.omitted
+    if omitted.score is None:
+        return {"count": omitted.count, "score": None, "outcome": None, "plies": None}
+    board = analysis.board
+    cells = board.shape.cells
+    result: Outcome = outcome(omitted.score)
+    plies = plies_to_end(omitted.score, cells=cells, empties=cells - board.mark_count)
+    return {"count": omitted.count, "score": omitted.score, "outcome": result.value, "plies": plies}
 
 
 def finished_answer(board: Board) -> dict[str, Any]:
@@ -115,6 +142,7 @@ def finished_answer(board: Board) -> dict[str, Any]:
         "depth": 0,
         "stopped_by": None,
         "moves": [],
+        "omitted": {"count": 0, "score": None, "outcome": None, "plies": None},
     }
 
 
@@ -125,6 +153,7 @@ def _position(board: Board) -> dict[str, Any]:
         "rows": board.rows,
         "cols": board.cols,
         "k": board.k,
+        "rule": board.rule.value,
         "status": board.status.value,
         "winner": None if winner is None else winner.value,
         "winning_lines": [list(line) for line in board.winning_lines],

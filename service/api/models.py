@@ -8,15 +8,20 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from service.engine import Difficulty
-from service.engine.board import MAX_TEXT_LENGTH
+from service.engine.board import MAX_MOVES, MAX_TEXT_LENGTH
+from service.engine.geometry import MAX_SIDE, MIN_K, MIN_SIDE
 
 # The largest integer JavaScript clients can send exactly (Number.MAX_SAFE_INTEGER).
 MAX_SEED = 2**53 - 1
 Mark = Literal["X", "O"]
 OutcomeName = Literal["win", "draw", "loss"]
+RuleName = Literal["freestyle", "exact"]
+# A move of a move list: a cell index, or a gomoku coordinate (at most "t20").
+MoveName = int | str
+MAX_COORDINATE_LENGTH = 8
 StatusName = Literal["in_progress", "won", "drawn"]
 StopName = Literal["budget", "deadline"]
 # The longest time limit a request may name; the server's own deadline
@@ -31,7 +36,18 @@ STOPPED_BY_DESCRIPTION = (
 BOARD_DESCRIPTION = (
     "Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for "
     "empty; optionally '/' between rows. Without '/', the board must be square unless "
-    "rows and cols are given."
+    "rows and cols are given. Give exactly one of board and moves."
+)
+MOVES_DESCRIPTION = (
+    "The game so far as its moves in play order, each a cell index (0-based, row by row "
+    "from the top) or a gomoku coordinate: a column letter from 'a' on the left and a row "
+    "number from 1 at the bottom ('h8' is the centre of 15x15). The first move is X's, "
+    "unless player (the side to move after the list) says O started. The board is rows x "
+    "cols, 15x15 when neither is given. Give exactly one of board and moves."
+)
+RULE_DESCRIPTION = (
+    "What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more "
+    "wins for neither side: Gomocup's 'standard' gomoku)."
 )
 
 
@@ -55,29 +71,24 @@ LINE_DESCRIPTION = (
 )
 
 
-class BoardQuestion(BaseModel):
-    """The fields every request uses to name a position.
-
-    JSON bodies are validated strictly (``false`` is not a seed, ``"3"`` is not a
-    k); query strings, where every value is text, use the ``*Query`` models.
-    """
+class PositionFields(BaseModel):
+    """The fields besides the board or the moves that name a position and the game."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    board: str = Field(
-        min_length=1,
-        max_length=MAX_TEXT_LENGTH * 2,
-        description=BOARD_DESCRIPTION,
-        examples=["X.O.X...."],
-    )
     k: int | None = Field(
         default=None,
-        ge=3,
-        le=7,
-        description="Marks in a row that win; default min(rows, cols, 5).",
+        ge=MIN_K,
+        le=MAX_SIDE,
+        description="Marks in a row that win, up to the longer side; default min(rows, cols, 5).",
     )
-    rows: int | None = Field(default=None, ge=3, le=7, description="Rows, for unsquare boards.")
-    cols: int | None = Field(default=None, ge=3, le=7, description="Columns, for unsquare boards.")
+    rows: int | None = Field(
+        default=None, ge=MIN_SIDE, le=MAX_SIDE, description="Rows, for unsquare boards."
+    )
+    cols: int | None = Field(
+        default=None, ge=MIN_SIDE, le=MAX_SIDE, description="Columns, for unsquare boards."
+    )
+    rule: RuleName = Field(default="freestyle", description=RULE_DESCRIPTION)
     player: Mark | None = Field(
         default=None,
         description="The side to move. Needed only when the counts are equal and O started.",
@@ -92,21 +103,67 @@ class BoardQuestion(BaseModel):
     )
 
 
-class MoveRequest(BoardQuestion):
-    """Ask for the move to play."""
+def _not_both(moves: object, info: ValidationInfo) -> object:
+    """Refuse moves beside a board, at the moves' own pointer."""
+    if moves is not None and info.data.get("board") is not None:
+        raise ValueError("give either board or moves, not both")
+    return moves
 
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        json_schema_extra={"examples": [{"board": "X...O....", "difficulty": "perfect"}]},
+
+def _one_of_board_and_moves(board: object, moves: object) -> None:
+    if board is None and moves is None:
+        raise ValueError("give the position as board (its cells) or moves (the game so far)")
+
+
+class BoardQuestion(PositionFields):
+    """The fields every request uses to name a position.
+
+    JSON bodies are validated strictly (``false`` is not a seed, ``"3"`` is not a
+    k); query strings, where every value is text, use the ``*Query`` models.
+    """
+
+    board: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_TEXT_LENGTH * 2,
+        description=BOARD_DESCRIPTION,
+        examples=["X.O.X...."],
     )
+    moves: list[MoveName] | None = Field(
+        default=None,
+        max_length=MAX_MOVES,
+        description=MOVES_DESCRIPTION,
+        examples=[["h8", "h9", "i9"]],
+    )
+
+    @field_validator("moves")
+    @classmethod
+    def _moves(cls, moves: list[MoveName] | None, info: ValidationInfo) -> list[MoveName] | None:
+        _not_both(moves, info)
+        for move in moves or ():
+            if isinstance(move, str) and len(move) > MAX_COORDINATE_LENGTH:
+                raise ValueError(
+                    f"a move is a cell index or a coordinate such as 'h8', got {move[:20]!r}"
+                )
+        return moves
+
+    @model_validator(mode="after")
+    def _one_position(self) -> BoardQuestion:
+        _one_of_board_and_moves(self.board, self.moves)
+        return self
+
+
+class MoveFields(BaseModel):
+    """What a move request adds: how strong the move should be."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     difficulty: Difficulty = Field(
         default=Difficulty.PERFECT,
         strict=False,  # FastAPI validates parsed JSON as Python: the name, not the enum
         description="How often a random legal move replaces a best one: "
         + ", ".join(f"{level.value} {level.blunder_rate:.0%}" for level in Difficulty)
-        + ".",
+        + ". On boards of 8x8 and more the random move is one of the analysed candidates.",
     )
     seed: int | None = Field(
         default=None,
@@ -114,6 +171,16 @@ class MoveRequest(BoardQuestion):
         le=MAX_SEED,
         description="Makes every random choice reproducible. Without it, perfect play returns "
         "the first best move in cell order and lower levels use fresh randomness.",
+    )
+
+
+class MoveRequest(BoardQuestion, MoveFields):
+    """Ask for the move to play."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={"examples": [{"board": "X...O....", "difficulty": "perfect"}]},
     )
 
 
@@ -125,16 +192,55 @@ class AnalysisRequest(BoardQuestion):
     )
 
 
-class MoveQuery(MoveRequest):
-    """``MoveRequest`` read from a query string: numbers arrive as text."""
+class BoardQuery(PositionFields):
+    """``BoardQuestion`` read from a query string: numbers arrive as text, and the
+    moves as one comma-separated list."""
 
-    model_config = ConfigDict(strict=False)
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+    board: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_TEXT_LENGTH * 2,
+        description=BOARD_DESCRIPTION,
+        examples=["X.O.X...."],
+    )
+    moves: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_MOVES * (MAX_COORDINATE_LENGTH + 1),
+        description=MOVES_DESCRIPTION + " In a query string: one comma-separated list.",
+        examples=["h8,h9,i9"],
+    )
+
+    @field_validator("moves")
+    @classmethod
+    def _moves(cls, moves: str | None, info: ValidationInfo) -> str | None:
+        _not_both(moves, info)
+        return moves
+
+    @model_validator(mode="after")
+    def _one_position(self) -> BoardQuery:
+        _one_of_board_and_moves(self.board, self.moves)
+        return self
+
+    def move_list(self) -> list[MoveName] | None:
+        """The moves, each a cell index or a coordinate."""
+        if self.moves is None:
+            return None
+        return [int(m) if m.strip().isdecimal() else m.strip() for m in self.moves.split(",")]
 
 
-class AnalysisQuery(AnalysisRequest):
+class MoveQuery(BoardQuery, MoveFields):
+    """``MoveRequest`` read from a query string."""
+
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+
+class AnalysisQuery(BoardQuery):
     """``AnalysisRequest`` read from a query string."""
 
-    model_config = ConfigDict(strict=False)
+    model_config = ConfigDict(extra="forbid", strict=False)
 
 
 class BatchRequest(BaseModel):
@@ -154,10 +260,17 @@ class BatchRequest(BaseModel):
     )
 
 
+NAME_DESCRIPTION = (
+    "The cell in gomoku notation: its column's letter from 'a' on the left, its row's number "
+    "from 1 at the bottom."
+)
+
+
 class Cell(BaseModel):
     index: int = Field(description="0-based cell index, row by row.")
-    row: int = Field(description="0-based row.")
+    row: int = Field(description="0-based row, from the top.")
     col: int = Field(description="0-based column.")
+    name: str = Field(description=NAME_DESCRIPTION, examples=["h8"])
 
 
 class MoveAnswer(BaseModel):
@@ -183,6 +296,7 @@ class MoveAnswer(BaseModel):
     rows: int
     cols: int
     k: int
+    rule: RuleName
     difficulty: Difficulty
     seed: int | None
 
@@ -191,11 +305,28 @@ class MoveValue(BaseModel):
     index: int
     row: int
     col: int
+    name: str = Field(description=NAME_DESCRIPTION)
     score: float = Field(description=SCORE_DESCRIPTION)
     outcome: OutcomeName | None = Field(description=MOVE_OUTCOME_DESCRIPTION)
     plies: int | None = Field(description=PLIES_DESCRIPTION)
     line: list[Cell] = Field(description=LINE_DESCRIPTION)
     exact: bool
+
+
+class OmittedMoves(BaseModel):
+    """The legal moves an analysis does not list."""
+
+    count: int = Field(
+        description="Legal moves not listed: 0 on boards up to 7x7, which list every move. On "
+        "bigger boards the list holds the search's candidates (cells within two of a stone, and "
+        "every cell that makes a four or a three), and the other cells are left out."
+    )
+    score: float | None = Field(
+        description="Their common proven score when a tactic proves it (facing a four, each "
+        "loses in 2; facing an open three, in 4); null when nothing is claimed about them."
+    )
+    outcome: OutcomeName | None = Field(description="Their proven result, or null.")
+    plies: int | None = Field(description="Their proven distance to the end, or null.")
 
 
 class AnalysisAnswer(BaseModel):
@@ -205,6 +336,7 @@ class AnalysisAnswer(BaseModel):
     rows: int
     cols: int
     k: int
+    rule: RuleName
     status: StatusName
     winner: Mark | None
     winning_lines: list[list[int]]
@@ -223,7 +355,11 @@ class AnalysisAnswer(BaseModel):
     exact: bool
     depth: int
     stopped_by: StopName | None = Field(description=STOPPED_BY_DESCRIPTION)
-    moves: list[MoveValue]
+    moves: list[MoveValue] = Field(
+        description="The legal moves, best first: every one up to 7x7, the search's candidates "
+        "on bigger boards (see omitted)."
+    )
+    omitted: OmittedMoves
 
 
 class ProblemDetail(BaseModel):

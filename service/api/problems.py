@@ -249,7 +249,7 @@ def validation_errors(errors: list[dict[str, Any]]) -> tuple[str, str, list[dict
 
 
 def _describe(error: dict[str, Any]) -> str:
-    message = str(error.get("msg", "invalid value"))
+    message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
     if error.get("type") == "missing":
         return "this field is required"
     if error.get("type") == "extra_forbidden":

@@ -96,7 +96,7 @@ def single_valued_query(request: Request) -> None:
 SINGLE_VALUED = [Depends(single_valued_query)]
 
 
-async def _move(request: Request, body: MoveRequest) -> tuple[dict[str, Any], bool]:
+async def _move(request: Request, body: MoveRequest | MoveQuery) -> tuple[dict[str, Any], bool]:
     """The move answer and whether it is the same for every equal request."""
     board = answers.parse_board(body)
     question = MoveQuestion(board, body.difficulty, body.seed, body.time_limit_ms)
@@ -107,7 +107,9 @@ async def _move(request: Request, body: MoveRequest) -> tuple[dict[str, Any], bo
     )
 
 
-async def _analysis(request: Request, body: AnalysisRequest) -> tuple[dict[str, Any], bool]:
+async def _analysis(
+    request: Request, body: AnalysisRequest | AnalysisQuery
+) -> tuple[dict[str, Any], bool]:
     board = answers.parse_board(body)
     if board.is_game_over():
         return answers.finished_answer(board), True
@@ -212,7 +214,11 @@ async def post_batch(request: Request, body: BatchRequest) -> Response:
     moves: dict[str, int] = {}
     for index, item in enumerate(body.requests):
         level = item.difficulty.value  # a str hashes in C, the enum in Python
-        key = (item.board, item.k, item.rows, item.cols, item.player, level, item.seed)
+        played = None if item.moves is None else tuple(item.moves)
+        key: Hashable = (
+            *(item.board, played, item.k, item.rows, item.cols),
+            *(item.rule, item.player, level, item.seed),
+        )
         stored = replays.get(BATCH_ITEM, key)
         if stored is not None:
             results[index] = stored.body

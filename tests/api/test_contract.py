@@ -35,6 +35,7 @@ MOVE_FIELDS = {
     "rows",
     "cols",
     "k",
+    "rule",
     "difficulty",
     "seed",
 }
@@ -45,7 +46,8 @@ def test_post_move_answers_with_the_best_move(client: TestClient) -> None:
     assert response.status_code == 200
     answer = response.json()
     assert set(answer) == MOVE_FIELDS
-    assert answer["move"] == {"index": 0, "row": 0, "col": 0}
+    assert answer["move"] == {"index": 0, "row": 0, "col": 0, "name": "a3"}
+    assert answer["rule"] == "freestyle"
     assert answer["player"] == "O"
     assert [c["index"] for c in answer["best_moves"]] == [0, 2, 6, 8]
     assert (answer["score"], answer["best_score"], answer["outcome"]) == (0, 0, "draw")
@@ -101,12 +103,15 @@ def test_analysis_lists_every_move_best_first(client: TestClient) -> None:
         "index": 2,
         "row": 0,
         "col": 2,
+        "name": "c3",
         "score": 5,
         "outcome": "win",
         "plies": 5,
         "exact": True,
     }
     assert answer["score"] == 5 and answer["outcome"] == "win" and answer["plies"] == 5
+    # Boards up to 7x7 list every move: none is omitted.
+    assert answer["omitted"] == {"count": 0, "score": None, "outcome": None, "plies": None}
     # The line of a proven win reaches the winning move in exactly its plies.
     assert len(line) == 5 and line[0]["index"] == 2
     board = Board.parse("X.......O")

@@ -22,7 +22,23 @@ BAD_REQUESTS: list[Case] = [
     ("POST", "/v1/move", JSON, {"board": "XO./..."}, 422, "invalid-board"),
     ("POST", "/v1/move", JSON, {"board": ".........", "k": 4}, 422, "invalid-board"),
     ("POST", "/v1/move", JSON, {"board": "." * 12, "rows": 5}, 422, "invalid-board"),
-    ("POST", "/v1/move", JSON, {"board": "." * 100}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"board": "." * 450}, 422, "invalid-board"),
+    # Boards up to 20x20, k up to the longer side: the problem names the limit.
+    ("POST", "/v1/move", JSON, {"board": "." * 441, "rows": 21, "cols": 21}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"moves": [], "k": 21}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"moves": [], "rows": 9, "k": 10}, 422, "invalid-board"),
+    # Move lists: each problem names the move at fault.
+    ("POST", "/v1/move", JSON, {"moves": ["h8", "h8"]}, 422, "illegal-position"),
+    ("POST", "/v1/move", JSON, {"moves": ["h8", "p1"]}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"moves": [0, 400]}, 422, "invalid-board"),
+    ("POST", "/v1/move", JSON, {"moves": ["h8", 1.5]}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"moves": ["h8", "x" * 40]}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"moves": list(range(401))}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": ".........", "moves": [0]}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"moves": [0], "rule": "renju"}, 422, "validation"),
+    ("GET", "/v1/move", {}, "moves=h8,h8", 422, "illegal-position"),
+    ("GET", "/v1/move", {}, "moves=h8,,h9", 422, "invalid-board"),
+    ("GET", "/v1/move", {}, "board=.........&moves=h8", 422, "validation"),
     ("POST", "/v1/move", JSON, {"board": "XX......."}, 422, "illegal-position"),
     ("POST", "/v1/move", JSON, {"board": "X........", "player": "X"}, 422, "illegal-position"),
     ("POST", "/v1/move", JSON, {"board": "XXXOOO..X"}, 422, "illegal-position"),
@@ -32,7 +48,7 @@ BAD_REQUESTS: list[Case] = [
     ("POST", "/v1/move", JSON, {}, 422, "validation"),
     ("POST", "/v1/move", JSON, {"board": 7}, 422, "validation"),
     ("POST", "/v1/move", JSON, {"board": ""}, 422, "validation"),
-    ("POST", "/v1/move", JSON, {"board": "." * 200}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"board": "." * 900}, 422, "validation"),
     ("POST", "/v1/move", JSON, {"board": ".........", "k": 2}, 422, "validation"),
     ("POST", "/v1/move", JSON, {"board": ".........", "k": 10**40}, 422, "validation"),
     ("POST", "/v1/move", JSON, {"board": ".........", "rows": "three"}, 422, "validation"),
@@ -243,7 +259,7 @@ def test_batch_has_a_larger_body_limit(client: TestClient) -> None:
     body = {"requests": [{"board": "........."}] * 5, "pad": "x" * 20_000}
     response = client.post("/v1/batch", content=json.dumps(body).encode(), headers=JSON)
     assert response.json()["type"] == "/problems/validation"  # read, then refused on content
-    big = json.dumps({"requests": [{"board": "." * 9}], "pad": "x" * 300_000}).encode()
+    big = json.dumps({"requests": [{"board": "." * 9}], "pad": "x" * 1_100_000}).encode()
     assert client.post("/v1/batch", content=big, headers=JSON).status_code == 413
 
 
@@ -265,3 +281,38 @@ def test_internal_errors_are_generic_problems(client: TestClient) -> None:
     problem = response.json()
     assert problem["type"] == "/problems/internal" and problem["request_id"] == "trace-me"
     assert "secret" not in response.text and "RuntimeError" not in response.text
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer", "quoted"),
+    [
+        ({"moves": ["h8", "i9", "h8"]}, "/moves/2", "move 3 ('h8') takes h8"),
+        ({"moves": ["h8", "p1"]}, "/moves/1", "'p1' is off the 15x15 board"),
+        ({"moves": [0, 225]}, "/moves/1", "cell 225 is off the 15x15 board"),
+        (
+            {"moves": ["a1", "a3", "b1", "b3", "c1", "c3", "d1", "d3", "e1", "j9"]},
+            "/moves/9",
+            "after the game ended: X won with move 9",
+        ),
+        ({"board": ".........", "moves": [0]}, "/moves", "either board or moves, not both"),
+        ({"board": "." * 441, "rows": 21, "cols": 20}, "/rows", "less than or equal to 20"),
+        ({"moves": [], "k": 21}, "/k", "less than or equal to 20"),
+        ({"moves": [], "rows": 9, "k": 10}, "/k", "between 3 and 9"),
+        ({"board": "." * 441}, "/board", "the largest board (20x20"),
+    ],
+)
+def test_problems_name_the_move_or_the_limit(
+    client: TestClient, body: dict[str, Any], pointer: str, quoted: str
+) -> None:
+    problem = client.post("/v1/move", json=body).json()
+    assert problem["status"] == 422
+    assert quoted in problem["detail"]
+    assert [e["pointer"] for e in problem["errors"]] == [pointer]
+
+
+def test_a_batch_item_names_its_own_move(client: TestClient) -> None:
+    body = {"requests": [{"moves": ["h8"]}, {"moves": ["h8", "h8"]}]}
+    first, second = client.post("/v1/batch", json=body).json()["results"]
+    assert first["player"] == "O" and first["rows"] == 15
+    assert second["type"] == "/problems/illegal-position"
+    assert second["errors"][0]["pointer"] == "/requests/1/moves/1"
