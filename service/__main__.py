@@ -61,7 +61,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        http=bounded_protocol(settings.header_limit_bytes, settings.header_timeout_seconds),
+        http=bounded_protocol(
+            settings.header_limit_bytes,
+            settings.header_timeout_seconds,
+            on_refusal=app.state.metrics.observe_refused_head,
+        ),
         timeout_graceful_shutdown=settings.graceful_timeout_seconds,
         server_header=False,
         access_log=False,  # the app writes one JSON line per request
