@@ -103,7 +103,7 @@ bench-sweep: $(DEV_STAMP)
 	$(PY) bench/budget_sweep.py
 
 openapi: $(DEV_STAMP)
-	$(PY) -m service.api.openapi > openapi/openapi.json
+	$(PY) -m service --openapi > openapi/openapi.json
 
 readme: $(DEV_STAMP)
 	$(PY) -m tests.api.test_examples

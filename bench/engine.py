@@ -13,6 +13,7 @@ and run in a subprocess on the same positions with the same settings.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -30,6 +31,9 @@ from local_server import REPO, LocalServer, reachable_3x3
 from service.engine import Board, Engine, Player, geometry
 
 BASELINE_COMMIT = "0669846"  # main before the compiled search core
+# The literature's value of each empty board, one entry per game (rows <= cols);
+# the book's tests read the same file.
+LITERATURE_PATH = REPO / "mnk-results.json"
 
 
 def demo_minimax(cells: list[str], player: str) -> tuple[int, int]:
@@ -493,13 +497,15 @@ def server_measures(
 
 
 def literature(rows: int, cols: int, k: int) -> str:
-    """The empty board's value for the first player (../shared/mnk-results.md)."""
+    """The empty board's value for the first player, ``win`` or ``draw`` (mnk-results.json)."""
     short, long = sorted((rows, cols))
-    if k == 3:
-        return "draw" if (short, long) == (3, 3) else "win"
-    if k == 4:
-        return "draw" if short in (3, 4) or (short, long) == (5, 5) else "win"
-    return "draw"
+    return _literature_table()[short, long, k]
+
+
+@functools.cache
+def _literature_table() -> dict[tuple[int, int, int], str]:
+    games = json.loads(LITERATURE_PATH.read_text())["games"]
+    return {(g["rows"], g["cols"], g["k"]): g["outcome"] for g in games}
 
 
 def proof_measures(

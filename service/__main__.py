@@ -5,11 +5,18 @@ httptools with a size and a time limit on each request head
 (``service/api/connection.py``), and a graceful shutdown: on SIGTERM
 ``/readyz`` turns 503 at once, the listening socket closes, requests in flight
 are answered, and the process exits within ``TTT_GRACEFUL_TIMEOUT_SECONDS``.
+
+``--openapi`` prints the app's OpenAPI document instead of serving (``make
+openapi`` writes it to ``openapi/openapi.json``).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 import types
+from collections.abc import Sequence
 
 import uvicorn
 from fastapi import FastAPI
@@ -34,15 +41,31 @@ class Server(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="tictactoe-service",
+        description="Serve the move-suggestion API; every setting is a TTT_* environment variable.",
+    )
+    parser.add_argument(
+        "--openapi", action="store_true", help="print the OpenAPI document and exit"
+    )
+    arguments = parser.parse_args(argv)
     settings = Settings()
     app = create_app(settings)
+    if arguments.openapi:
+        json.dump(app.openapi(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
     config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        http=bounded_protocol(settings.header_limit_bytes, settings.header_timeout_seconds),
+        http=bounded_protocol(
+            settings.header_limit_bytes,
+            settings.header_timeout_seconds,
+            on_refusal=app.state.metrics.observe_refused_head,
+        ),
         timeout_graceful_shutdown=settings.graceful_timeout_seconds,
         server_header=False,
         access_log=False,  # the app writes one JSON line per request

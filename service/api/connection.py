@@ -29,8 +29,12 @@ After a refusal the connection half-closes (the answer is flushed, then FIN)
 and reads and drops for at most :data:`LINGER_SECONDS`, so that the client can
 read the answer instead of a reset; a response already in flight on the
 connection is finished first, and the connection closes after it. Refusals are
-below the ASGI app: they are logged by uvicorn's logger, not counted in
-``http_requests_total``.
+below the ASGI app, so ``http_requests_total`` never sees them: each is logged
+by uvicorn's logger and reported, with its problem type as the reason, to the
+``on_refusal`` callback that :func:`bounded_protocol` is given (the app's
+metrics count them; this module knows nothing of metrics). A connection closed
+because no byte of a request arrived is not a refusal: no request began, and
+browsers open such connections in advance.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import http
 import json
+from collections.abc import Callable
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -46,6 +51,8 @@ from service.api.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES, problem_body
 # How long a refused connection is read (and dropped) after its answer, at most.
 LINGER_SECONDS = 2.0
 BLANK_LINE = b"\r\n\r\n"
+# Why a head is refused: the problem types of the answers.
+HEAD_REFUSALS = ("headers-too-large", "headers-timeout")
 
 
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
@@ -192,7 +199,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def _in_flight(self) -> bool:
         return self.cycle is not None and not self.cycle.response_complete
 
+    def count_refusal(self, reason: str) -> None:
+        """Called once for each refused head, ``reason`` one of :data:`HEAD_REFUSALS`."""
+
     def _refuse(self, slug: str, detail: str) -> None:
+        self.count_refusal(slug)
         self._refused = True
         self._head_deadline = None
         if self._in_flight():
@@ -220,11 +231,21 @@ def _problem_bytes(slug: str, detail: str, default_headers: list[tuple[bytes, by
     return b"\r\n".join(lines) + BLANK_LINE + body
 
 
-def bounded_protocol(header_limit: int, header_timeout: float) -> type[BoundedHttpToolsProtocol]:
-    """The protocol class with these limits, for ``uvicorn.Config(http=...)``."""
+def bounded_protocol(
+    header_limit: int,
+    header_timeout: float,
+    on_refusal: Callable[[str], None] | None = None,
+) -> type[BoundedHttpToolsProtocol]:
+    """The protocol class with these limits, for ``uvicorn.Config(http=...)``.
+
+    ``on_refusal`` is called on the event loop with the reason of each refused
+    head (a problem type of :data:`HEAD_REFUSALS`); it must not block.
+    """
 
     class Configured(BoundedHttpToolsProtocol):
-        pass
+        def count_refusal(self, reason: str) -> None:
+            if on_refusal is not None:
+                on_refusal(reason)
 
     Configured.header_limit = header_limit
     Configured.header_timeout = header_timeout

@@ -2,8 +2,10 @@
 
 Owns metric names (base units, ``_total`` on counters, ``tictactoe_`` for the
 service's own), labels and buckets. HTTP metrics are recorded by
-``observe.py``; engine figures are read from :meth:`Engine.stats` at scrape
-time, so the engine stays free of prometheus_client.
+``observe.py``, and request heads refused below the app by ``connection.py``
+(through :meth:`Metrics.observe_refused_head`, which ``__main__`` hands it);
+engine figures are read from :meth:`Engine.stats` at scrape time, so the
+engine stays free of prometheus_client.
 
 One process per container: no multiprocess mode. Running uvicorn with
 ``--workers N`` would give each worker its own registry and a scrape would see
@@ -29,6 +31,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
+from service.api.connection import HEAD_REFUSALS
 from service.api.replay import AnswerCache, StoredAnswer
 from service.api.solver import Admission
 from service.engine import Difficulty, Engine, StopReason
@@ -97,6 +100,16 @@ class Metrics:
         self.in_flight = Gauge(
             "http_requests_in_flight", "HTTP requests being answered now.", registry=registry
         )
+        # Below the app, so never in http_requests: a head over TTT_HEADER_LIMIT_BYTES
+        # (431) or not complete within TTT_HEADER_TIMEOUT_SECONDS (408), counted by
+        # the connection layer through observe_refused_head.
+        self.heads_refused = Counter(
+            "tictactoe_request_heads_refused",
+            "Requests refused for their line and headers before reaching the app, "
+            "by problem type: headers-too-large (431), headers-timeout (408).",
+            ["reason"],
+            registry=registry,
+        )
         self.search_duration = Histogram(
             "tictactoe_search_duration_seconds",
             "Wall time of searches that ran.",
@@ -122,6 +135,12 @@ class Metrics:
         )
         for level in Difficulty:
             self.moves.labels(level.value)
+        for reason in HEAD_REFUSALS:
+            self.heads_refused.labels(reason)
+
+    def observe_refused_head(self, reason: str) -> None:
+        """The connection layer refused a request's head (a reason of HEAD_REFUSALS)."""
+        self.heads_refused.labels(reason).inc()
 
     def observe_search(self, nodes: int, seconds: float, stopped_by: StopReason | None) -> None:
         self.search_duration.observe(seconds)

@@ -2,14 +2,13 @@
 
 Problems are ``application/problem+json`` (not ``application/json``), the
 framework's default 422 schema is replaced by our problem schema, and every
-operation lists the problems any route can answer with. ``python -m
-service.api.openapi`` prints the document that ``openapi/openapi.json`` holds.
+operation lists the problems any route can answer with. ``python -m service
+--openapi`` (``make openapi``) prints the document that ``openapi/openapi.json``
+holds: the app is built above this module, which only corrects its document.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 from fastapi import FastAPI
@@ -54,15 +53,3 @@ def install_openapi(app: FastAPI) -> None:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-
-
-def main() -> None:
-    from service.app import create_app  # noqa: PLC0415 - the app imports this module
-    from service.settings import Settings  # noqa: PLC0415
-
-    json.dump(create_app(Settings()).openapi(), sys.stdout, indent=2, sort_keys=False)
-    sys.stdout.write("\n")
-
-
-if __name__ == "__main__":
-    main()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -244,6 +246,18 @@ def test_committed_openapi_matches_the_app() -> None:
     current = create_app(Settings()).openapi()
     committed = json.loads(OPENAPI.read_text())
     assert committed == current, "the API changed: run `make openapi` and commit the result"
+
+
+def test_the_command_prints_the_committed_openapi_byte_for_byte() -> None:
+    """What `make openapi` runs: `python -m service --openapi`, with nothing else on stdout."""
+    printed = subprocess.run(
+        [sys.executable, "-m", "service", "--openapi"],
+        cwd=OPENAPI.parents[1],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert printed.stdout == OPENAPI.read_bytes()
 
 
 def test_openapi_is_valid_with_examples_and_stable_ids() -> None:

@@ -16,6 +16,7 @@ import pytest
 from tests.clients.conftest import BATCH_LIMIT
 from tests.server import RunningServer
 from tictactoe_client import (
+    AnalysisRequest,
     AsyncClient,
     Client,
     FieldError,
@@ -127,6 +128,85 @@ def test_a_batch_refused_whole_names_the_request_in_the_whole_list(client: Clien
     assert caught.value.type == "/problems/validation"
     assert [e.pointer for e in caught.value.errors] == ["/requests/7/k"]
     assert "/requests/7/k" in caught.value.detail
+
+
+def test_a_batch_takes_board_strings_and_mappings_as_well_as_move_requests(
+    client: Client,
+) -> None:
+    """What move() takes (a board string), a mapping of MoveRequest's fields, or a
+    MoveRequest: the same answers, over more than one chunk."""
+    options: dict[str, Any] = {"k": 3, "difficulty": "easy", "seed": 4}
+    requests = [
+        MoveRequest("....X...."),
+        MoveRequest("." * 16, **options),
+        MoveRequest("XX.OO...."),
+    ] * 2
+    forms = ["....X....", {"board": "." * 16, **options}, MoveRequest("XX.OO....")] * 2
+    assert len(forms) > BATCH_LIMIT
+    results = client.batch(forms)
+    assert results == client.batch(requests)
+    assert results[0] == client.move("....X....")
+    assert results[1] == client.move("." * 16, **options)
+
+
+def refusing_client() -> Client:
+    """A client whose every request fails the test: nothing may be sent."""
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise AssertionError(f"sent {request.url}")
+
+    return Client(
+        "http://127.0.0.1:1", http_client=httpx.Client(transport=httpx.MockTransport(refuse))
+    )
+
+
+ACCEPTED = (
+    "a request is a board string (as move() takes), a mapping of MoveRequest's fields, "
+    "or a MoveRequest"
+)
+FIELDS = "its fields are board, k, rows, cols, player, time_limit_ms, difficulty, seed"
+# What batch() is given as its second request, and how its TypeError starts and ends.
+NOT_REQUESTS: list[tuple[object, str, str]] = [
+    (9, "requests[1] is 9 (int); ", ACCEPTED),
+    (None, "requests[1] is None (NoneType); ", ACCEPTED),
+    (b"X...O....", "requests[1] is b'X...O....' (bytes); ", ACCEPTED),
+    (["X...O...."], "requests[1] is ['X...O....'] (list); ", ACCEPTED),
+    (AnalysisRequest("X...O...."), "requests[1] is AnalysisRequest(board='X...O....', ", ACCEPTED),
+    ({"bord": "X...O...."}, "requests[1] has 'bord', which MoveRequest lacks; ", FIELDS),
+    ({"k": 3}, "requests[1] has no 'board': ", "{'k': 3}"),
+]
+
+
+@pytest.mark.parametrize(("item", "start", "end"), NOT_REQUESTS)
+def test_a_batch_refuses_what_is_not_a_request_before_sending_anything(
+    item: object, start: str, end: str
+) -> None:
+    with refusing_client() as client, pytest.raises(TypeError) as caught:
+        client.batch(["X...O....", item] * 100)  # type: ignore[list-item]
+    message = str(caught.value)
+    assert message.startswith("batch(): " + start) and message.endswith(end), message
+
+
+@pytest.mark.parametrize(
+    "requests", ["X...O....", {"board": "X...O...."}, MoveRequest("X...O....")]
+)
+def test_one_request_in_place_of_a_list_is_refused(requests: object) -> None:
+    """A string is an iterable of one-letter boards, a mapping of its keys: neither is meant."""
+    with refusing_client() as client, pytest.raises(TypeError) as caught:
+        client.batch(requests)  # type: ignore[arg-type]
+    name = type(requests).__name__
+    assert str(caught.value).startswith(f"batch() takes a list of requests, not one {name}: ")
+    assert str(caught.value).endswith("; pass [request] for a single one")
+
+
+def test_the_async_batch_takes_and_refuses_the_same(client: Client, server: RunningServer) -> None:
+    async def ask() -> list[MoveAnswer | Problem]:
+        async with AsyncClient(server.url, batch_limit=BATCH_LIMIT) as async_client:
+            with pytest.raises(TypeError, match=r"^batch\(\): requests\[1\] is 9 \(int\); "):
+                await async_client.batch(["X...O....", 9])  # type: ignore[list-item]
+            return await async_client.batch(["X...O....", {"board": "XX.OO...."}])
+
+    assert asyncio.run(ask()) == client.batch([MoveRequest("X...O...."), MoveRequest("XX.OO....")])
 
 
 def test_an_empty_batch_sends_nothing(server: RunningServer) -> None:

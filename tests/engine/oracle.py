@@ -1,6 +1,9 @@
 """The reference solver and other independent references for the engine's tests.
 
-Written plainly and sharing no code with the search (only ``Board`` and the
+The literature's values of the empty boards are read from ``mnk-results.json``
+at the repository's top level, which the benchmarks read too.
+
+The solver is written plainly and sharing no code with the search (only ``Board`` and the
 shape's lines), so that agreement means something: negamax over every move
 with a memo table, no pruning, no ordering, no symmetry, no bounds. Production
 never runs it; tests compare the compiled core with it.
@@ -8,10 +11,31 @@ never runs it; tests compare the compiled core with it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 
-from service.engine import Board, Geometry, Player, Status
+from service.engine import Board, Geometry, Outcome, Player, Status
+
+LITERATURE_PATH = Path(__file__).resolve().parents[2] / "mnk-results.json"
+
+
+@cache
+def literature_table() -> dict[tuple[int, int, int], Outcome]:
+    """(rows, cols, k) -> the empty board's value for the first player, rows <= cols."""
+    games = json.loads(LITERATURE_PATH.read_text())["games"]
+    return {(g["rows"], g["cols"], g["k"]): Outcome(g["outcome"]) for g in games}
+
+
+def literature(rows: int, cols: int, k: int) -> Outcome:
+    """The empty board's value for the first player, in either orientation.
+
+    >>> literature(4, 3, 3), literature(5, 5, 4), literature(6, 5, 4)
+    (<Outcome.WIN: 'win'>, <Outcome.DRAW: 'draw'>, <Outcome.WIN: 'win'>)
+    """
+    short, long = sorted((rows, cols))
+    return literature_table()[short, long, k]
 
 
 def children(board: Board) -> Iterator[tuple[int, Board]]:

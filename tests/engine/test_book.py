@@ -1,12 +1,13 @@
 """The opening book: its format, its cheap entries proved again, and the outcomes
-the literature proved for every empty board (``../shared/mnk-results.md``)."""
+the literature proved for every empty board (``mnk-results.json``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from service.engine import Board, Engine, Outcome, Player, geometry
+from service.engine import Board, Engine, Player, geometry
 from service.engine.book import BOOK_PATH, Book, BookEntry, load, prove, shapes
+from tests.engine.oracle import literature
 
 # Entries whose proof took at most this many nodes are proved again by the tests.
 CHEAP = 2_000_000
@@ -18,18 +19,6 @@ PROVEN_EMPTY_BOARDS = 95
 @pytest.fixture(scope="module")
 def book() -> Book:
     return load()
-
-
-def literature(rows: int, cols: int, k: int) -> Outcome:
-    """The value of the empty board for the first player (mnk-results.md)."""
-    short, long = sorted((rows, cols))
-    if k == 3:
-        return Outcome.DRAW if (short, long) == (3, 3) else Outcome.WIN
-    if k == 4:
-        if short in {3, 4} or (short, long) == (5, 5):
-            return Outcome.DRAW
-        return Outcome.WIN
-    return Outcome.DRAW
 
 
 def test_the_book_is_small_and_covers_every_shape(book: Book) -> None:

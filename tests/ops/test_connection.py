@@ -6,16 +6,21 @@ either, the connection is answered with a problem and closed. Keep-alive and
 pipelined requests are each measured on their own. A small limit (2 KiB) and a
 short timeout (1 s) keep the cases quick; the defaults are exercised by
 ``tests/reliability/test_hostile_clients.py``.
+
+Each refusal is counted on ``/metrics`` by its reason; the answer is written
+after the count, so a scrape sent once the answer is read already shows it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import httpx
 import pytest
 
 from tests.server import RunningServer, running_server
@@ -117,6 +122,13 @@ def _take_answers(received: bytes, answers: list[Answer]) -> bytes:
     return received
 
 
+def refused(server: RunningServer) -> dict[str, float]:
+    """tictactoe_request_heads_refused_total by reason, scraped from /metrics now."""
+    text = httpx.get(server.url + "/metrics", timeout=10).text
+    pattern = r'^tictactoe_request_heads_refused_total\{reason="([^"]+)"\} (\S+)$'
+    return {reason: float(value) for reason, value in re.findall(pattern, text, re.MULTILINE)}
+
+
 def assert_problem(answer: Answer, status: int, kind: str) -> dict[str, object]:
     assert answer.status == status, answer
     assert answer.headers["content-type"] == "application/problem+json"
@@ -200,9 +212,37 @@ def test_headers_sent_too_slowly_get_408_and_a_closed_connection(server: Running
     assert f"within {TIMEOUT_SECONDS:g} s" in str(problem["detail"])
 
 
-def test_a_connection_that_sends_nothing_is_closed(server: RunningServer) -> None:
+def test_a_connection_that_sends_nothing_is_closed_and_counts_as_no_refusal(
+    server: RunningServer,
+) -> None:
+    before = refused(server)
     result = exchange(server, [], expect=1, wait=TIMEOUT_SECONDS + 3)
     assert result.answers == [] and result.closed
+    assert refused(server) == before
+
+
+def slow_head() -> list[bytes]:
+    """An unfinished head in pieces of 20 bytes, sent 0.1 s apart: 2 s in all."""
+    request = head(600)
+    return [request[i : i + 20] for i in range(0, 400, 20)]
+
+
+@pytest.mark.parametrize(
+    ("parts", "pause", "status", "reason"),
+    [
+        pytest.param([head(LIMIT * 4)], 0.0, 431, "headers-too-large", id="too-large"),
+        pytest.param(slow_head(), 0.1, 408, "headers-timeout", id="too-slow"),
+    ],
+)
+def test_each_refusal_is_counted_once_under_its_reason(
+    server: RunningServer, parts: list[bytes], pause: float, status: int, reason: str
+) -> None:
+    before = refused(server)
+    assert set(before) == {"headers-too-large", "headers-timeout"}
+    result = exchange(server, parts, pause=pause)
+    assert len(result.answers) == 1 and result.closed
+    assert_problem(result.answers[0], status, reason)
+    assert refused(server) == {**before, reason: before[reason] + 1}
 
 
 def test_the_header_clock_starts_at_each_requests_first_byte(server: RunningServer) -> None:

@@ -52,9 +52,9 @@ TARGET_LABELS = frozenset(
 )
 
 # What issue 12 asks the dashboard to show: a row each, and the metrics the
-# row's panels must read.
+# row's panels must read (issue 20 adds the heads refused below the app).
 REQUIRED_ROWS = {
-    "Requests": {"http_requests_total"},
+    "Requests": {"http_requests_total", "tictactoe_request_heads_refused_total"},
     "Latency": {"http_request_duration_seconds_bucket", "tictactoe_search_duration_seconds_bucket"},
     "In flight and queue": {"http_requests_in_flight", "tictactoe_search_queue_waiting"},
     "Caches": {"tictactoe_cache_hits_total", "tictactoe_cache_misses_total"},
@@ -217,6 +217,8 @@ def test_requests_are_split_by_route_with_errors_apart() -> None:
     assert any('status=~"4..|5.."' in e and "by (route, status)" in e for e in expressions)
     assert any('status=~"5.."' in e for e in expressions)
     assert any('status="503"' in e for e in expressions)
+    refused = [e for e in expressions if "tictactoe_request_heads_refused_total" in e]
+    assert refused and all("by (reason)" in e for e in refused)
 
 
 def test_latency_shows_p50_p90_and_p99_by_route() -> None:

@@ -47,6 +47,7 @@ def test_promtool_accepts_the_exposition(scrape: str) -> None:
         "http_requests_total",
         "http_request_duration_seconds_bucket",
         "http_requests_in_flight",
+        "tictactoe_request_heads_refused_total",
         "tictactoe_cache_hits_total",
         "tictactoe_cache_misses_total",
         "tictactoe_cache_entries",
@@ -95,6 +96,15 @@ def test_head_is_counted_under_its_route_like_get(scrape: str) -> None:
     assert labels['method="HEAD",route="/v1/move",status="200"'] == 1
     assert labels['method="HEAD",route="/static/{path}",status="200"'] == 1
     assert not any('method="HEAD",route="unmatched"' in key for key in labels)
+
+
+def test_refused_heads_are_exported_by_reason_from_the_start(scrape: str) -> None:
+    """Counted below the app (tests/ops/test_connection.py sends each kind), so the test
+    client never moves them; both series exist at 0, for rate() and the alert."""
+    assert _samples(scrape, "tictactoe_request_heads_refused_total") == {
+        'reason="headers-too-large"': 0.0,
+        'reason="headers-timeout"': 0.0,
+    }
 
 
 def test_engine_figures_move(scrape: str) -> None:

@@ -55,9 +55,11 @@ export interface Client {
   analysis(request: AnalysisRequest): Promise<AnalysisAnswer>;
   /**
    * One result per request, in order: a move answer, or the problem with that
-   * request. A problem with a whole chunk throws, its pointers indexing `requests`.
+   * request. A request is a board string or a `MoveRequest` object; anything
+   * else rejects with a `TypeError` before anything is sent. A problem with a
+   * whole chunk throws, its pointers indexing `requests`.
    */
-  batch(requests: readonly MoveRequest[]): Promise<BatchResult[]>;
+  batch(requests: readonly (MoveRequest | string)[]): Promise<BatchResult[]>;
   /** `ok` once the server is ready (`GET /readyz`); a `503` is retried, then thrown. */
   health(): Promise<Health>;
 }
@@ -151,9 +153,10 @@ export function createClient(options: ClientOptions): Client {
     analysis: (request) => send<AnalysisAnswer>("POST", "/v1/analysis", request),
     health: () => send<Health>("GET", "/readyz"),
     async batch(requests) {
+      const pending = moveRequests(requests);
       const results: BatchResult[] = [];
-      for (let offset = 0; offset < requests.length; offset += batchLimit) {
-        const chunk = requests.slice(offset, offset + batchLimit);
+      for (let offset = 0; offset < pending.length; offset += batchLimit) {
+        const chunk = pending.slice(offset, offset + batchLimit);
         let answer: Schemas["BatchAnswer"];
         try {
           answer = await send<Schemas["BatchAnswer"]>("POST", "/v1/batch", { requests: chunk });
@@ -170,6 +173,40 @@ export function createClient(options: ClientOptions): Client {
       return results;
     },
   };
+}
+
+/**
+ * Each request as a `MoveRequest` object: a board string becomes `{ board }`.
+ * Callers without TypeScript's checks get a `TypeError` that names what is accepted.
+ */
+function moveRequests(requests: unknown): MoveRequest[] {
+  if (!Array.isArray(requests)) {
+    throw new TypeError(
+      `batch() takes an array of requests, not ${quote(requests)}; pass [request] for a single one`,
+    );
+  }
+  return requests.map((request: unknown, index) => {
+    if (typeof request === "string") return { board: request };
+    if (typeof request === "object" && request !== null && !Array.isArray(request)) {
+      return request as MoveRequest;
+    }
+    throw new TypeError(
+      `batch(): requests[${index}] is ${quote(request)}; ` +
+        "a request is a board string or a MoveRequest object ({ board, ... })",
+    );
+  });
+}
+
+/** A value as an error message quotes it: its JSON (or its text) and its kind. */
+function quote(value: unknown): string {
+  const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // a bigint or a cycle: its text below
+  }
+  return `${(text ?? String(value)).slice(0, 80)} (${kind})`;
 }
 
 /** Waits double from half a second up to eight. */

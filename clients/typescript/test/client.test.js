@@ -115,6 +115,58 @@ test("a batch refused whole names the request in the whole list", live, async ()
   });
 });
 
+test("a batch takes board strings as well as objects", live, async () => {
+  const options = { k: 3, difficulty: "easy", seed: 4 };
+  const objects = [
+    { board: "....X...." },
+    { board: ".".repeat(16), ...options },
+    { board: "XX.OO...." },
+  ];
+  const mixed = ["....X....", { board: ".".repeat(16), ...options }, "XX.OO...."];
+  const requests = [...objects, ...objects];
+  const forms = [...mixed, ...mixed];
+  assert.ok(forms.length > batchLimit);
+  const results = await client.batch(forms);
+  assert.deepEqual(results, await client.batch(requests));
+  assert.deepEqual(results[0], await client.move({ board: "....X...." }));
+});
+
+describe("a batch refuses what is not a request before sending anything", () => {
+  const quiet = createClient({
+    baseUrl: "http://127.0.0.1:9",
+    fetch: () => assert.fail("sent a request"),
+  });
+  const accepted = "a request is a board string or a MoveRequest object ({ board, ... })";
+  const items = [
+    [9, "9 (number)"],
+    [null, "null (null)"],
+    [undefined, "undefined (undefined)"],
+    [["X...O...."], '["X...O...."] (array)'],
+    [true, "true (boolean)"],
+  ];
+  for (const [item, quoted] of items) {
+    test(`requests[1] = ${quoted}`, async () => {
+      await assert.rejects(quiet.batch(["X...O....", item, "X...O...."]), {
+        name: "TypeError",
+        message: `batch(): requests[1] is ${quoted}; ${accepted}`,
+      });
+    });
+  }
+  const singles = [
+    ["X...O....", '"X...O...." (string)'],
+    [{ board: "X...O...." }, '{"board":"X...O...."} (object)'],
+    [undefined, "undefined (undefined)"],
+  ];
+  for (const [requests, quoted] of singles) {
+    test(`one request in place of the array: ${quoted}`, async () => {
+      await assert.rejects(quiet.batch(requests), {
+        name: "TypeError",
+        message: `batch() takes an array of requests, not ${quoted}; pass [request] for a single one`,
+      });
+    });
+  }
+});
+
 test("an empty batch sends nothing", async () => {
   const quiet = createClient({
     baseUrl: "http://127.0.0.1:9",

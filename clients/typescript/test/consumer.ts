@@ -20,8 +20,8 @@ export async function play(): Promise<void> {
   const analysis: AnalysisAnswer = await client.analysis({ board: "XX.OO....", k: 3 });
   const scores: number[] = analysis.moves.map((move) => move.score);
   const results: BatchResult[] = await client.batch([
-    { board: "....X...." },
-    { board: "XX......." },
+    { board: "....X....", difficulty: "easy" },
+    "XX.......",
   ]);
   for (const result of results) {
     const said: string = isProblem(result) ? result.detail : result.board_after;
@@ -48,6 +48,10 @@ export async function play(): Promise<void> {
   await client.analysis({ board: "X...O....", difficulty: "easy" });
   // @ts-expect-error: k is a number
   await client.analysis({ board: "X...O....", k: "3" });
+  // @ts-expect-error: a batch's requests are board strings or MoveRequest objects
+  await client.batch(["X...O....", 9]);
+  // @ts-expect-error: one board is not a batch
+  await client.batch("X...O....");
   // @ts-expect-error: the base URL is required
   createClient({ retries: 2 });
 }

@@ -9,6 +9,7 @@ what is sent again.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
@@ -60,11 +61,56 @@ class _Settings:
         self.retries = retries
         self.batch_limit = batch_limit
 
-    def _chunks(self, requests: Iterable[MoveRequest]) -> Iterator[tuple[int, list[MoveRequest]]]:
-        """Consecutive runs of at most ``batch_limit`` requests, with their offsets."""
-        pending = list(requests)
+    def _chunks(
+        self, requests: Iterable[MoveRequest | str | Mapping[str, Any]]
+    ) -> Iterator[tuple[int, list[MoveRequest]]]:
+        """Consecutive runs of at most ``batch_limit`` requests, with their offsets.
+
+        Every request is checked before the first chunk is sent.
+        """
+        pending = _move_requests(requests)
         for offset in range(0, len(pending), self.batch_limit):
             yield offset, pending[offset : offset + self.batch_limit]
+
+
+_MOVE_REQUEST_FIELDS = tuple(field.name for field in dataclasses.fields(MoveRequest))
+
+
+def _move_requests(requests: Iterable[MoveRequest | str | Mapping[str, Any]]) -> list[MoveRequest]:
+    """Each of ``requests`` as a :class:`MoveRequest`, or a ``TypeError`` that says why not.
+
+    >>> requests = _move_requests(["X...O....", {"board": "." * 16, "k": 3}])
+    >>> [(request.board, request.k) for request in requests]
+    [('X...O....', None), ('................', 3)]
+    """
+    if isinstance(requests, str | bytes | Mapping | MoveRequest):
+        raise TypeError(
+            f"batch() takes a list of requests, not one {type(requests).__name__}: "
+            f"{requests!r:.80}; pass [request] for a single one"
+        )
+    return [_move_request(index, request) for index, request in enumerate(requests)]
+
+
+def _move_request(index: int, request: object) -> MoveRequest:
+    if isinstance(request, MoveRequest):
+        return request
+    if isinstance(request, str):
+        return MoveRequest(request)
+    if isinstance(request, Mapping):
+        unknown = [repr(name) for name in request if name not in _MOVE_REQUEST_FIELDS]
+        if unknown:
+            raise TypeError(
+                f"batch(): requests[{index}] has {', '.join(unknown)}, which MoveRequest lacks; "
+                f"its fields are {', '.join(_MOVE_REQUEST_FIELDS)}"
+            )
+        if "board" not in request:
+            raise TypeError(f"batch(): requests[{index}] has no 'board': {request!r:.80}")
+        return MoveRequest(**request)
+    raise TypeError(
+        f"batch(): requests[{index}] is {request!r:.80} ({type(request).__name__}); "
+        "a request is a board string (as move() takes), a mapping of MoveRequest's fields, "
+        "or a MoveRequest"
+    )
 
 
 def _answer(response: httpx.Response) -> Any:
@@ -173,11 +219,16 @@ class Client(_Settings):
         request = AnalysisRequest(board, k, rows, cols, player, time_limit_ms)
         return from_json(AnalysisAnswer, self._send("POST", ANALYSIS_PATH, to_json(request)))
 
-    def batch(self, requests: Iterable[MoveRequest]) -> list[MoveAnswer | Problem]:
+    def batch(
+        self, requests: Iterable[MoveRequest | str | Mapping[str, Any]]
+    ) -> list[MoveAnswer | Problem]:
         """One answer per request, in order: a move, or the problem with that request.
 
-        Sent in chunks of ``batch_limit``, one after another. A problem with a
-        whole chunk raises :class:`ProblemError`, its pointers indexing ``requests``.
+        A request is a board string (as :meth:`move` takes), a mapping of
+        :class:`MoveRequest`'s fields, or a ``MoveRequest``; anything else
+        raises ``TypeError`` before anything is sent. Sent in chunks of
+        ``batch_limit``, one after another. A problem with a whole chunk raises
+        :class:`ProblemError`, its pointers indexing ``requests``.
         """
         results: list[MoveAnswer | Problem] = []
         for offset, chunk in self._chunks(requests):
@@ -280,8 +331,10 @@ class AsyncClient(_Settings):
         data = await self._send("POST", ANALYSIS_PATH, to_json(request))
         return from_json(AnalysisAnswer, data)
 
-    async def batch(self, requests: Iterable[MoveRequest]) -> list[MoveAnswer | Problem]:
-        """As :meth:`Client.batch`: chunks one after another, answers in order."""
+    async def batch(
+        self, requests: Iterable[MoveRequest | str | Mapping[str, Any]]
+    ) -> list[MoveAnswer | Problem]:
+        """As :meth:`Client.batch`: the same requests, the answers in order."""
         results: list[MoveAnswer | Problem] = []
         for offset, chunk in self._chunks(requests):
             try:
