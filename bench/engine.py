@@ -33,7 +33,7 @@ from service.engine import Board, Engine, Player, geometry
 BASELINE_COMMIT = "0669846"  # main before the compiled search core
 # The literature's value of each empty board, one entry per game (rows <= cols);
 # the book's tests read the same file.
-LITERATURE_PATH = REPO / "mnk-results.json"
+LITERATURE_PATH = REPO / "docs" / "mnk-results.json"
 
 
 def demo_minimax(cells: list[str], player: str) -> tuple[int, int]:
@@ -497,7 +497,7 @@ def server_measures(
 
 
 def literature(rows: int, cols: int, k: int) -> str:
-    """The empty board's value for the first player, ``win`` or ``draw`` (mnk-results.json)."""
+    """The empty board's value for the first player, ``win`` or ``draw`` (docs/mnk-results.json)."""
     short, long = sorted((rows, cols))
     return _literature_table()[short, long, k]
 

@@ -62,7 +62,7 @@ def _is_five(cells: tuple[str, ...], k: int, exact: bool) -> bool:
 
 
 def _with(cells: tuple[str, ...], index: int) -> tuple[str, ...]:
-    return cells[:index] + (OWN,) + cells[index + 1 :]
+    return (*cells[:index], OWN, *cells[index + 1 :])
 
 
 @cache

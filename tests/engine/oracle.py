@@ -1,6 +1,6 @@
 """The reference solver and other independent references for the engine's tests.
 
-The literature's values of the empty boards are read from ``mnk-results.json``
+The literature's values of the empty boards are read from ``docs/mnk-results.json``
 at the repository's top level, which the benchmarks read too.
 
 The solver is written plainly and sharing no code with the search (only ``Board`` and the
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from service.engine import Board, Geometry, Outcome, Player, Status
 
-LITERATURE_PATH = Path(__file__).resolve().parents[2] / "mnk-results.json"
+LITERATURE_PATH = Path(__file__).resolve().parents[2] / "docs" / "mnk-results.json"
 
 
 @cache

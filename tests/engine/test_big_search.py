@@ -41,8 +41,9 @@ def big_positions(draw: st.DrawFn) -> tuple[int, int, int, Rule, list[int]]:
     k = min(draw(st.sampled_from([5, 5, 5, 4, 6, 3, 7, 9])), max(rows, cols))
     rule = draw(st.sampled_from(Rule))
     count = draw(st.integers(0, min(60, rows * cols // 3)))
-    moves = draw(st.lists(st.integers(0, rows * cols - 1), min_size=count, max_size=count,
-                          unique=True))
+    moves = draw(
+        st.lists(st.integers(0, rows * cols - 1), min_size=count, max_size=count, unique=True)
+    )
     return rows, cols, k, rule, moves
 
 
@@ -57,7 +58,7 @@ def _board(rows: int, cols: int, k: int, rule: Rule, moves: list[int]) -> Board:
 def test_the_boards_patterns_kinds_and_sets_are_the_references(
     position: tuple[int, int, int, Rule, list[int]],
 ) -> None:
-    rows, cols, k, rule, moves = position
+    rows, cols, k, _rule, moves = position
     board = _board(*position)
     exact = board.shape.overlines_matter
     cells, sets, _, _ = _core.big_board(rows, cols, k, exact, moves)

@@ -18,9 +18,9 @@ from service.engine import (
     InvalidBoardError,
     MarkCountError,
     Player,
+    RuleError,
     SideToMoveError,
     Status,
-    RuleError,
     UnreachableWinError,
 )
 from tests.engine.oracle import reachable

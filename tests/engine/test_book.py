@@ -1,13 +1,13 @@
 """The opening book: its format, its cheap entries proved again, and the outcomes
-the literature proved for every empty board (``mnk-results.json``)."""
+the literature proved for every empty board (``docs/mnk-results.json``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from service.engine import Board, Engine, Player, geometry
+from service.engine import Board, Engine, Player, Rule, geometry
 from service.engine.book import BOOK_PATH, Book, BookEntry, load, prove, shapes
-from tests.engine.oracle import literature
+from tests.engine.oracle import literature, minimax
 
 # Entries whose proof took at most this many nodes are proved again by the tests.
 CHEAP = 2_000_000
@@ -68,6 +68,8 @@ def test_with_the_book_every_empty_board_has_the_literatures_outcome(book: Book)
     complete = 0
     for entry in book.entries:
         shape = entry.board.shape
+        if shape.rule is not Rule.FREESTYLE:
+            continue  # the literature is of the freestyle game
         for rows, cols in {(shape.rows, shape.cols), (shape.cols, shape.rows)}:
             analysis = engine.analyze(Board(geometry(rows, cols, shape.k), 0, 0, Player.X))
             expected = literature(rows, cols, shape.k)
@@ -75,3 +77,24 @@ def test_with_the_book_every_empty_board_has_the_literatures_outcome(book: Book)
                 assert analysis.outcome is expected, (rows, cols, shape.k)
                 complete += 1
     assert complete >= PROVEN_EMPTY_BOARDS
+
+
+def test_the_exact_rules_entries_agree_with_the_reference_where_it_finishes(book: Book) -> None:
+    """No literature covers the exact rule: where the plain negamax can solve the
+    empty board (12 cells at most), the book's outcome is its value."""
+    engine = Engine(node_budget=10_000)
+    book.install(engine)
+    exact = [e for e in book.entries if e.board.shape.rule is Rule.EXACT]
+    assert len(exact) == 40
+    checked = 0
+    for entry in exact:
+        shape = entry.board.shape
+        if shape.cells > 12:
+            continue
+        for rows, cols in {(shape.rows, shape.cols), (shape.cols, shape.rows)}:
+            board = Board(geometry(rows, cols, shape.k, Rule.EXACT), 0, 0, Player.X)
+            analysis = engine.analyze(board)
+            assert analysis.outcome is not None, (rows, cols, shape.k)
+            assert analysis.best_score == minimax(board), (rows, cols, shape.k)
+            checked += 1
+    assert checked >= 2

@@ -1,4 +1,4 @@
-"""The literature's table of empty boards, ``mnk-results.json``: one entry per game
+"""The literature's table of empty boards, ``docs/mnk-results.json``: one entry per game
 from 3x3 to 7x7, and values that obey the two rules that carry results from
 board to board (``../shared/mnk-results.md``).
 
