@@ -28,9 +28,10 @@ StopName = Literal["budget", "deadline"]
 # (TTT_SEARCH_DEADLINE_MS) caps it further.
 MAX_TIME_LIMIT_MS = 600_000
 STOPPED_BY_DESCRIPTION = (
-    "Why the search answered with estimates: 'budget' (the node budget ran out: the same "
-    "question gets the same answer) or 'deadline' (the time limit ran out: depends on the "
-    "server's load; never cached). Null when exact."
+    "Why the search answered with estimates: 'budget' (the node budget ran out: independent "
+    "of the machine's load, though a repeated question may get a deeper answer from what "
+    "earlier searches left in the shared table) or 'deadline' (the time limit ran out: depends "
+    "on the server's load). Never cached. Null when exact."
 )
 
 BOARD_DESCRIPTION = (

@@ -10,7 +10,7 @@ how long they may take, and how many may wait.
 * Every search has a deadline: the request's ``time_limit_ms`` or
   ``TTT_SEARCH_DEADLINE_MS``, whichever is shorter, counted from admission; a
   batch has one deadline for all its searches (``TTT_BATCH_DEADLINE_MS``). The
-  node budget stays the deterministic knob; the deadline is the safety net,
+  node budget stays the load-independent knob; the deadline is the safety net,
   and an answer it cut says ``stopped_by: "deadline"``.
 * Admission: searches start in arrival order. A request is refused at once
   with 503 and ``Retry-After`` when ``TTT_SEARCH_QUEUE`` searches already wait,

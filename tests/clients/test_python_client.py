@@ -122,7 +122,7 @@ def test_a_batch_spans_chunks_and_keeps_its_order(server: RunningServer) -> None
 
 
 def test_a_batch_refused_whole_names_the_request_in_the_whole_list(client: Client) -> None:
-    requests = [MoveRequest(".........")] * 7 + [MoveRequest(".........", k=9)]
+    requests = [MoveRequest(".........")] * 7 + [MoveRequest(".........", k=21)]
     with pytest.raises(ProblemError) as caught:
         client.batch(requests)
     assert caught.value.type == "/problems/validation"
@@ -164,7 +164,7 @@ ACCEPTED = (
     "a request is a board string (as move() takes), a mapping of MoveRequest's fields, "
     "or a MoveRequest"
 )
-FIELDS = "its fields are board, k, rows, cols, player, time_limit_ms, difficulty, seed"
+FIELDS = "its fields are board, moves, k, rows, cols, rule, player, time_limit_ms, difficulty, seed"
 # What batch() is given as its second request, and how its TypeError starts and ends.
 NOT_REQUESTS: list[tuple[object, str, str]] = [
     (9, "requests[1] is 9 (int); ", ACCEPTED),
@@ -173,7 +173,7 @@ NOT_REQUESTS: list[tuple[object, str, str]] = [
     (["X...O...."], "requests[1] is ['X...O....'] (list); ", ACCEPTED),
     (AnalysisRequest("X...O...."), "requests[1] is AnalysisRequest(board='X...O....', ", ACCEPTED),
     ({"bord": "X...O...."}, "requests[1] has 'bord', which MoveRequest lacks; ", FIELDS),
-    ({"k": 3}, "requests[1] has no 'board': ", "{'k': 3}"),
+    ({"k": 3}, "requests[1] has neither 'board' nor 'moves': ", "{'k': 3}"),
 ]
 
 
@@ -228,7 +228,7 @@ PROBLEMS: list[tuple[str, dict[str, Any], str, str | None]] = [
     ("XQ.......", {}, "/problems/invalid-board", "/board"),
     ("XX.......", {}, "/problems/illegal-position", "/board"),
     ("X........", {"player": "X"}, "/problems/illegal-position", "/player"),
-    (".........", {"k": 9}, "/problems/validation", "/k"),
+    (".........", {"k": 21}, "/problems/validation", "/k"),
     (".........", {"seed": -1}, "/problems/validation", "/seed"),
 ]
 

@@ -4,6 +4,7 @@ keyword. When the API gains a field the client lacks, a test here names it."""
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import inspect
 import json
@@ -27,6 +28,7 @@ from tictactoe_client import (
     MoveAnswer,
     MoveRequest,
     MoveValue,
+    OmittedMoves,
     Problem,
 )
 from tictactoe_client.models import from_json
@@ -48,6 +50,7 @@ MIRRORS: dict[str, Any] = {
     "MoveAnswer": MoveAnswer,
     "MoveRequest": MoveRequest,
     "MoveValue": MoveValue,
+    "OmittedMoves": OmittedMoves,
     "ProblemDetail": Problem,
 }
 REQUESTS = {"MoveRequest", "AnalysisRequest"}
@@ -105,7 +108,10 @@ def test_calls_take_every_request_field_in_order(
     assert {p.kind for p in parameters[1:]} == {inspect.Parameter.KEYWORD_ONLY}
     call_hints = typing.get_type_hints(call)
     field_hints = typing.get_type_hints(request_class)
-    assert {p.name: call_hints[p.name] for p in parameters} == field_hints
+    # (A call may take any sequence where its request keeps a tuple.)
+    assert {p.name: describe_hint(call_hints[p.name]) for p in parameters} == {
+        name: describe_hint(hint) for name, hint in field_hints.items()
+    }
 
 
 def _readme_answers(path: str) -> list[dict[str, Any]]:
@@ -165,8 +171,7 @@ def describe_schema(schema: dict[str, Any]) -> str:
         return describe_schema(target) if "enum" in target else name
     if "anyOf" in schema:
         arms = [arm for arm in schema["anyOf"] if arm.get("type") != "null"]
-        assert len(arms) == 1, schema
-        described = describe_schema(arms[0])
+        described = " | ".join(sorted(describe_schema(arm) for arm in arms))
         return nullable(described) if len(arms) < len(schema["anyOf"]) else described
     if "enum" in schema:
         return "one of " + ", ".join(sorted(schema["enum"]))
@@ -180,12 +185,14 @@ def describe_hint(hint: Any) -> str:
     arguments = typing.get_args(hint)
     if origin is types.UnionType or origin is typing.Union:
         arms = [arm for arm in arguments if arm is not type(None)]
-        assert len(arms) == 1, hint
-        return nullable(describe_hint(arms[0]))
+        described = " | ".join(sorted(describe_hint(arm) for arm in arms))
+        return nullable(described) if len(arms) < len(arguments) else described
     if origin is typing.Literal:
         return "one of " + ", ".join(sorted(arguments))
     if origin is tuple:
         assert arguments[1] is Ellipsis, hint
+        return f"tuple[{describe_hint(arguments[0])}, ...]"
+    if origin is collections.abc.Sequence:
         return f"tuple[{describe_hint(arguments[0])}, ...]"
     if dataclasses.is_dataclass(hint):
         return next(name for name, mirror in MIRRORS.items() if mirror is hint)

@@ -166,7 +166,7 @@ def invalid_cases() -> list[Case]:
         post("/v1/move", {"board": "XXX"}, 422, "invalid-board"),
         post("/v1/move", {"board": "XX......."}, 422, "illegal-position"),
         post("/v1/move", {"board": "XXXOO...."}, 422, "game-over"),
-        post("/v1/move", {"board": "X........", "k": 9}, 422, "validation"),
+        post("/v1/move", {"board": "X........", "k": 21}, 422, "validation"),
         post("/v1/move", {"board": "X........", "seed": -1}, 422, "validation"),
         post("/v1/move", {"board": "X........", "difficulty": "insane"}, 422, "validation"),
         post("/v1/move", ["X........"], 422, "validation"),

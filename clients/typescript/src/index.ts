@@ -16,6 +16,10 @@ export type MoveAnswer = Schemas["MoveAnswer"];
 export type AnalysisAnswer = Schemas["AnalysisAnswer"];
 export type Cell = Schemas["Cell"];
 export type MoveValue = Schemas["MoveValue"];
+/** What an analysis leaves out on boards of 8x8 and more, and their proven value if any. */
+export type OmittedMoves = Schemas["OmittedMoves"];
+/** `freestyle` (k or more in a row win) or `exact` (exactly k: Gomocup's standard rule). */
+export type Rule = NonNullable<MoveRequest["rule"]>;
 export type Difficulty = Schemas["Difficulty"];
 export type Health = Schemas["Health"];
 /** An RFC 9457 problem: `type`, `title`, `status`, `detail`, and extensions by type. */
@@ -49,9 +53,15 @@ export interface ClientOptions {
 }
 
 export interface Client {
-  /** The move to play (`POST /v1/move`). */
+  /**
+   * The move to play (`POST /v1/move`). Name the position by `board` (its cells)
+   * or by `moves` (the game so far: cell indices or coordinates such as "h8").
+   */
   move(request: MoveRequest): Promise<MoveAnswer>;
-  /** Every legal move's value, best first (`POST /v1/analysis`). */
+  /**
+   * The legal moves' values, best first (`POST /v1/analysis`): every one up to
+   * 7x7, the search's candidates on bigger boards, with `omitted` for the rest.
+   */
   analysis(request: AnalysisRequest): Promise<AnalysisAnswer>;
   /**
    * One result per request, in order: a move answer, or the problem with that
@@ -192,7 +202,7 @@ function moveRequests(requests: unknown): MoveRequest[] {
     }
     throw new TypeError(
       `batch(): requests[${index}] is ${quote(request)}; ` +
-        "a request is a board string or a MoveRequest object ({ board, ... })",
+        "a request is a board string or a MoveRequest object ({ board, ... } or { moves, ... })",
     );
   });
 }

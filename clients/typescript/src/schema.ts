@@ -143,6 +143,11 @@ export interface components {
             /** K */
             k: number;
             /**
+             * Rule
+             * @enum {string}
+             */
+            rule: "freestyle" | "exact";
+            /**
              * Status
              * @enum {string}
              */
@@ -178,11 +183,15 @@ export interface components {
             depth: number;
             /**
              * Stopped By
-             * @description Why the search answered with estimates: 'budget' (the node budget ran out: the same question gets the same answer) or 'deadline' (the time limit ran out: depends on the server's load; never cached). Null when exact.
+             * @description Why the search answered with estimates: 'budget' (the node budget ran out: independent of the machine's load, though a repeated question may get a deeper answer from what earlier searches left in the shared table) or 'deadline' (the time limit ran out: depends on the server's load). Never cached. Null when exact.
              */
             stopped_by: ("budget" | "deadline") | null;
-            /** Moves */
+            /**
+             * Moves
+             * @description The legal moves, best first: every one up to 7x7, the search's candidates on bigger boards (see omitted).
+             */
             moves: components["schemas"]["MoveValue"][];
+            omitted: components["schemas"]["OmittedMoves"];
         };
         /**
          * AnalysisRequest
@@ -193,14 +202,8 @@ export interface components {
          */
         AnalysisRequest: {
             /**
-             * Board
-             * @description Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for empty; optionally '/' between rows. Without '/', the board must be square unless rows and cols are given.
-             * @example X.O.X....
-             */
-            board: string;
-            /**
              * K
-             * @description Marks in a row that win; default min(rows, cols, 5).
+             * @description Marks in a row that win, up to the longer side; default min(rows, cols, 5).
              */
             k?: number | null;
             /**
@@ -214,6 +217,13 @@ export interface components {
              */
             cols?: number | null;
             /**
+             * Rule
+             * @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku).
+             * @default freestyle
+             * @enum {string}
+             */
+            rule?: "freestyle" | "exact";
+            /**
              * Player
              * @description The side to move. Needed only when the counts are equal and O started.
              */
@@ -223,6 +233,22 @@ export interface components {
              * @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline.
              */
             time_limit_ms?: number | null;
+            /**
+             * Board
+             * @description Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for empty; optionally '/' between rows. Without '/', the board must be square unless rows and cols are given. Give exactly one of board and moves.
+             * @example X.O.X....
+             */
+            board?: string | null;
+            /**
+             * Moves
+             * @description The game so far as its moves in play order, each a cell index (0-based, row by row from the top) or a gomoku coordinate: a column letter from 'a' on the left and a row number from 1 at the bottom ('h8' is the centre of 15x15). The first move is X's, unless player (the side to move after the list) says O started. The board is rows x cols, 15x15 when neither is given. Give exactly one of board and moves.
+             * @example [
+             *       "h8",
+             *       "h9",
+             *       "i9"
+             *     ]
+             */
+            moves?: (number | string)[] | null;
         };
         /** BatchAnswer */
         BatchAnswer: {
@@ -262,7 +288,7 @@ export interface components {
             index: number;
             /**
              * Row
-             * @description 0-based row.
+             * @description 0-based row, from the top.
              */
             row: number;
             /**
@@ -270,6 +296,12 @@ export interface components {
              * @description 0-based column.
              */
             col: number;
+            /**
+             * Name
+             * @description The cell in gomoku notation: its column's letter from 'a' on the left, its row's number from 1 at the bottom.
+             * @example h8
+             */
+            name: string;
         };
         /**
          * Difficulty
@@ -340,7 +372,7 @@ export interface components {
             depth: number;
             /**
              * Stopped By
-             * @description Why the search answered with estimates: 'budget' (the node budget ran out: the same question gets the same answer) or 'deadline' (the time limit ran out: depends on the server's load; never cached). Null when exact.
+             * @description Why the search answered with estimates: 'budget' (the node budget ran out: independent of the machine's load, though a repeated question may get a deeper answer from what earlier searches left in the shared table) or 'deadline' (the time limit ran out: depends on the server's load). Never cached. Null when exact.
              */
             stopped_by: ("budget" | "deadline") | null;
             /**
@@ -368,6 +400,11 @@ export interface components {
             cols: number;
             /** K */
             k: number;
+            /**
+             * Rule
+             * @enum {string}
+             */
+            rule: "freestyle" | "exact";
             difficulty: components["schemas"]["Difficulty"];
             /** Seed */
             seed: number | null;
@@ -382,14 +419,18 @@ export interface components {
          */
         MoveRequest: {
             /**
-             * Board
-             * @description Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for empty; optionally '/' between rows. Without '/', the board must be square unless rows and cols are given.
-             * @example X.O.X....
+             * @description How often a random legal move replaces a best one: perfect 0%, hard 10%, medium 25%, easy 50%. On boards of 8x8 and more the random move is one of the analysed candidates.
+             * @default perfect
              */
-            board: string;
+            difficulty?: components["schemas"]["Difficulty"];
+            /**
+             * Seed
+             * @description Makes every random choice reproducible. Without it, perfect play returns the first best move in cell order and lower levels use fresh randomness.
+             */
+            seed?: number | null;
             /**
              * K
-             * @description Marks in a row that win; default min(rows, cols, 5).
+             * @description Marks in a row that win, up to the longer side; default min(rows, cols, 5).
              */
             k?: number | null;
             /**
@@ -403,6 +444,13 @@ export interface components {
              */
             cols?: number | null;
             /**
+             * Rule
+             * @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku).
+             * @default freestyle
+             * @enum {string}
+             */
+            rule?: "freestyle" | "exact";
+            /**
              * Player
              * @description The side to move. Needed only when the counts are equal and O started.
              */
@@ -413,15 +461,21 @@ export interface components {
              */
             time_limit_ms?: number | null;
             /**
-             * @description How often a random legal move replaces a best one: perfect 0%, hard 10%, medium 25%, easy 50%.
-             * @default perfect
+             * Board
+             * @description Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for empty; optionally '/' between rows. Without '/', the board must be square unless rows and cols are given. Give exactly one of board and moves.
+             * @example X.O.X....
              */
-            difficulty?: components["schemas"]["Difficulty"];
+            board?: string | null;
             /**
-             * Seed
-             * @description Makes every random choice reproducible. Without it, perfect play returns the first best move in cell order and lower levels use fresh randomness.
+             * Moves
+             * @description The game so far as its moves in play order, each a cell index (0-based, row by row from the top) or a gomoku coordinate: a column letter from 'a' on the left and a row number from 1 at the bottom ('h8' is the centre of 15x15). The first move is X's, unless player (the side to move after the list) says O started. The board is rows x cols, 15x15 when neither is given. Give exactly one of board and moves.
+             * @example [
+             *       "h8",
+             *       "h9",
+             *       "i9"
+             *     ]
              */
-            seed?: number | null;
+            moves?: (number | string)[] | null;
         };
         /** MoveValue */
         MoveValue: {
@@ -431,6 +485,11 @@ export interface components {
             row: number;
             /** Col */
             col: number;
+            /**
+             * Name
+             * @description The cell in gomoku notation: its column's letter from 'a' on the left, its row's number from 1 at the bottom.
+             */
+            name: string;
             /**
              * Score
              * @description The move's score for the player making it: a win whose final move is n plies away (this move is ply 1) scores cells + 1 - n, a loss the negative, a draw 0; estimates lie strictly between -1 and 1. A win proven without its distance scores the least its proof guarantees (at least 1: above every draw and estimate); such a loss, the most (at most -1).
@@ -453,6 +512,32 @@ export interface components {
             line: components["schemas"]["Cell"][];
             /** Exact */
             exact: boolean;
+        };
+        /**
+         * OmittedMoves
+         * @description The legal moves an analysis does not list.
+         */
+        OmittedMoves: {
+            /**
+             * Count
+             * @description Legal moves not listed: 0 on boards up to 7x7, which list every move. On bigger boards the list holds the search's candidates (cells within two of a stone, and every cell that makes a four or a three), and the other cells are left out.
+             */
+            count: number;
+            /**
+             * Score
+             * @description Their common proven score when a tactic proves it (facing a four, each loses in 2; facing an open three, in 4); null when nothing is claimed about them.
+             */
+            score: number | null;
+            /**
+             * Outcome
+             * @description Their proven result, or null.
+             */
+            outcome: ("win" | "draw" | "loss") | null;
+            /**
+             * Plies
+             * @description Their proven distance to the end, or null.
+             */
+            plies: number | null;
         };
         /**
          * ProblemDetail
@@ -489,23 +574,27 @@ export type $defs = Record<string, never>;
 export interface operations {
     getMove: {
         parameters: {
-            query: {
-                /** @description Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for empty; optionally '/' between rows. Without '/', the board must be square unless rows and cols are given. */
-                board: string;
-                /** @description Marks in a row that win; default min(rows, cols, 5). */
+            query?: {
+                /** @description How often a random legal move replaces a best one: perfect 0%, hard 10%, medium 25%, easy 50%. On boards of 8x8 and more the random move is one of the analysed candidates. */
+                difficulty?: components["schemas"]["Difficulty"];
+                /** @description Makes every random choice reproducible. Without it, perfect play returns the first best move in cell order and lower levels use fresh randomness. */
+                seed?: number | null;
+                /** @description Marks in a row that win, up to the longer side; default min(rows, cols, 5). */
                 k?: number | null;
                 /** @description Rows, for unsquare boards. */
                 rows?: number | null;
                 /** @description Columns, for unsquare boards. */
                 cols?: number | null;
+                /** @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku). */
+                rule?: "freestyle" | "exact";
                 /** @description The side to move. Needed only when the counts are equal and O started. */
                 player?: ("X" | "O") | null;
                 /** @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline. */
                 time_limit_ms?: number | null;
-                /** @description How often a random legal move replaces a best one: perfect 0%, hard 10%, medium 25%, easy 50%. */
-                difficulty?: components["schemas"]["Difficulty"];
-                /** @description Makes every random choice reproducible. Without it, perfect play returns the first best move in cell order and lower levels use fresh randomness. */
-                seed?: number | null;
+                /** @description Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for empty; optionally '/' between rows. Without '/', the board must be square unless rows and cols are given. Give exactly one of board and moves. */
+                board?: string | null;
+                /** @description The game so far as its moves in play order, each a cell index (0-based, row by row from the top) or a gomoku coordinate: a column letter from 'a' on the left and a row number from 1 at the bottom ('h8' is the centre of 15x15). The first move is X's, unless player (the side to move after the list) says O started. The board is rows x cols, 15x15 when neither is given. Give exactly one of board and moves. In a query string: one comma-separated list. */
+                moves?: string | null;
             };
             header?: never;
             path?: never;
@@ -683,19 +772,23 @@ export interface operations {
     };
     getAnalysis: {
         parameters: {
-            query: {
-                /** @description Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for empty; optionally '/' between rows. Without '/', the board must be square unless rows and cols are given. */
-                board: string;
-                /** @description Marks in a row that win; default min(rows, cols, 5). */
+            query?: {
+                /** @description Marks in a row that win, up to the longer side; default min(rows, cols, 5). */
                 k?: number | null;
                 /** @description Rows, for unsquare boards. */
                 rows?: number | null;
                 /** @description Columns, for unsquare boards. */
                 cols?: number | null;
+                /** @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku). */
+                rule?: "freestyle" | "exact";
                 /** @description The side to move. Needed only when the counts are equal and O started. */
                 player?: ("X" | "O") | null;
                 /** @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline. */
                 time_limit_ms?: number | null;
+                /** @description Cells row by row: X and O (either case) for marks; '.', '-', '_' or a space for empty; optionally '/' between rows. Without '/', the board must be square unless rows and cols are given. Give exactly one of board and moves. */
+                board?: string | null;
+                /** @description The game so far as its moves in play order, each a cell index (0-based, row by row from the top) or a gomoku coordinate: a column letter from 'a' on the left and a row number from 1 at the bottom ('h8' is the centre of 15x15). The first move is X's, unless player (the side to move after the list) says O started. The board is rows x cols, 15x15 when neither is given. Give exactly one of board and moves. In a query string: one comma-separated list. */
+                moves?: string | null;
             };
             header?: never;
             path?: never;

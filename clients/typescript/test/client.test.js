@@ -28,6 +28,10 @@ describe("answers are the server's JSON, whole", live, () => {
     [{ board: ".".repeat(16), k: 3 }, 5, "win"],
     [{ board: ".".repeat(12), rows: 3, cols: 4, k: 3 }, 1, "win"],
     [{ board: "....X....", difficulty: "easy", seed: 11 }, 8, "draw"],
+    // A gomoku game as its moves: O faces X's open four h8-k8, so every move loses
+    // (an exact answer: the first listed cell, f10 = 80).
+    [{ moves: ["h8", "a1", "i8", "a3", "j8", "a5", "k8"] }, 80, "loss"],
+    [{ moves: ["h8", "a1", "i8", "a3", "j8", "a5", "k8"], rule: "exact" }, 80, "loss"],
   ];
   for (const [request, index, outcome] of moves) {
     test(`move ${JSON.stringify(request)}`, async () => {
@@ -49,7 +53,7 @@ describe("answers are the server's JSON, whole", live, () => {
 
 test("a move answer reads as documented", live, async () => {
   const answer = await client.move({ board: "xx./oo./..." });
-  assert.deepEqual(answer.move, { index: 2, row: 0, col: 2 });
+  assert.deepEqual(answer.move, { index: 2, row: 0, col: 2, name: "c3" });
   assert.deepEqual([answer.player, answer.score, answer.exact], ["X", 9, true]);
   assert.deepEqual(
     answer.best_moves.map((cell) => cell.index),
@@ -102,7 +106,7 @@ test("a batch spans chunks and keeps its order", live, async () => {
 });
 
 test("a batch refused whole names the request in the whole list", live, async () => {
-  const requests = [...Array(7).fill({ board: "........." }), { board: ".........", k: 9 }];
+  const requests = [...Array(7).fill({ board: "........." }), { board: ".........", k: 21 }];
   await assert.rejects(client.batch(requests), (error) => {
     assert.ok(error instanceof ProblemError);
     assert.equal(error.type, "/problems/validation");
@@ -136,7 +140,8 @@ describe("a batch refuses what is not a request before sending anything", () => 
     baseUrl: "http://127.0.0.1:9",
     fetch: () => assert.fail("sent a request"),
   });
-  const accepted = "a request is a board string or a MoveRequest object ({ board, ... })";
+  const accepted =
+    "a request is a board string or a MoveRequest object ({ board, ... } or { moves, ... })";
   const items = [
     [9, "9 (number)"],
     [null, "null (null)"],
@@ -190,7 +195,7 @@ describe("a problem throws with everything the server said", live, () => {
     [{ board: "XQ......." }, "/problems/invalid-board", "/board"],
     [{ board: "XX......." }, "/problems/illegal-position", "/board"],
     [{ board: "X........", player: "X" }, "/problems/illegal-position", "/player"],
-    [{ board: ".........", k: 9 }, "/problems/validation", "/k"],
+    [{ board: ".........", k: 21 }, "/problems/validation", "/k"],
     [{ board: ".........", seed: -1 }, "/problems/validation", "/seed"],
   ];
   for (const [request, type, pointer] of problems) {

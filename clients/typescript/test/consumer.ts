@@ -19,6 +19,10 @@ export async function play(): Promise<void> {
   const after: "in_progress" | "won" | "drawn" = answer.status_after;
   const analysis: AnalysisAnswer = await client.analysis({ board: "XX.OO....", k: 3 });
   const scores: number[] = analysis.moves.map((move) => move.score);
+  const omitted: number = analysis.omitted.count;
+  const gomoku: MoveAnswer = await client.move({ moves: ["h8", "h9", 112 + 1], rule: "exact" });
+  const name: string = gomoku.move.name;
+  void [omitted, name];
   const results: BatchResult[] = await client.batch([
     { board: "....X....", difficulty: "easy" },
     "XX.......",

@@ -26,7 +26,9 @@ from tictactoe_client.models import (
     Health,
     Mark,
     MoveAnswer,
+    MoveName,
     MoveRequest,
+    Rule,
     from_json,
     to_json,
 )
@@ -103,14 +105,25 @@ def _move_request(index: int, request: object) -> MoveRequest:
                 f"batch(): requests[{index}] has {', '.join(unknown)}, which MoveRequest lacks; "
                 f"its fields are {', '.join(_MOVE_REQUEST_FIELDS)}"
             )
-        if "board" not in request:
-            raise TypeError(f"batch(): requests[{index}] has no 'board': {request!r:.80}")
-        return MoveRequest(**request)
+        if "board" not in request and "moves" not in request:
+            raise TypeError(
+                f"batch(): requests[{index}] has neither 'board' nor 'moves': {request!r:.80}"
+            )
+        fields = dict(request)
+        if fields.get("moves") is not None:
+            fields["moves"] = tuple(fields["moves"])
+        return MoveRequest(**fields)
     raise TypeError(
         f"batch(): requests[{index}] is {request!r:.80} ({type(request).__name__}); "
         "a request is a board string (as move() takes), a mapping of MoveRequest's fields, "
         "or a MoveRequest"
     )
+
+
+def _moves(moves: Sequence[MoveName] | None) -> tuple[MoveName, ...] | None:
+    if isinstance(moves, str):
+        raise TypeError(f"moves is a list of cells or coordinates, not one string: {moves!r:.80}")
+    return None if moves is None else tuple(moves)
 
 
 def _answer(response: httpx.Response) -> Any:
@@ -191,32 +204,39 @@ class Client(_Settings):
 
     def move(
         self,
-        board: str,
+        board: str | None = None,
         *,
+        moves: Sequence[MoveName] | None = None,
         k: int | None = None,
         rows: int | None = None,
         cols: int | None = None,
+        rule: Rule | None = None,
         player: Mark | None = None,
         time_limit_ms: int | None = None,
         difficulty: Difficulty | None = None,
         seed: int | None = None,
     ) -> MoveAnswer:
-        """The move to play in ``board`` (``POST /v1/move``)."""
-        request = MoveRequest(board, k, rows, cols, player, time_limit_ms, difficulty, seed)
+        """The move to play in ``board``, or after ``moves`` (``POST /v1/move``)."""
+        request = MoveRequest(
+            board, _moves(moves), k, rows, cols, rule, player, time_limit_ms, difficulty, seed
+        )
         return from_json(MoveAnswer, self._send("POST", MOVE_PATH, to_json(request)))
 
     def analysis(
         self,
-        board: str,
+        board: str | None = None,
         *,
+        moves: Sequence[MoveName] | None = None,
         k: int | None = None,
         rows: int | None = None,
         cols: int | None = None,
+        rule: Rule | None = None,
         player: Mark | None = None,
         time_limit_ms: int | None = None,
     ) -> AnalysisAnswer:
-        """Every legal move's value, best first (``POST /v1/analysis``)."""
-        request = AnalysisRequest(board, k, rows, cols, player, time_limit_ms)
+        """The legal moves' values, best first (``POST /v1/analysis``); on boards of
+        8x8 and more the search's candidates, with ``omitted`` for the rest."""
+        request = AnalysisRequest(board, _moves(moves), k, rows, cols, rule, player, time_limit_ms)
         return from_json(AnalysisAnswer, self._send("POST", ANALYSIS_PATH, to_json(request)))
 
     def batch(
@@ -302,32 +322,39 @@ class AsyncClient(_Settings):
 
     async def move(
         self,
-        board: str,
+        board: str | None = None,
         *,
+        moves: Sequence[MoveName] | None = None,
         k: int | None = None,
         rows: int | None = None,
         cols: int | None = None,
+        rule: Rule | None = None,
         player: Mark | None = None,
         time_limit_ms: int | None = None,
         difficulty: Difficulty | None = None,
         seed: int | None = None,
     ) -> MoveAnswer:
-        """The move to play in ``board`` (``POST /v1/move``)."""
-        request = MoveRequest(board, k, rows, cols, player, time_limit_ms, difficulty, seed)
+        """The move to play in ``board``, or after ``moves`` (``POST /v1/move``)."""
+        request = MoveRequest(
+            board, _moves(moves), k, rows, cols, rule, player, time_limit_ms, difficulty, seed
+        )
         return from_json(MoveAnswer, await self._send("POST", MOVE_PATH, to_json(request)))
 
     async def analysis(
         self,
-        board: str,
+        board: str | None = None,
         *,
+        moves: Sequence[MoveName] | None = None,
         k: int | None = None,
         rows: int | None = None,
         cols: int | None = None,
+        rule: Rule | None = None,
         player: Mark | None = None,
         time_limit_ms: int | None = None,
     ) -> AnalysisAnswer:
-        """Every legal move's value, best first (``POST /v1/analysis``)."""
-        request = AnalysisRequest(board, k, rows, cols, player, time_limit_ms)
+        """The legal moves' values, best first (``POST /v1/analysis``); on boards of
+        8x8 and more the search's candidates, with ``omitted`` for the rest."""
+        request = AnalysisRequest(board, _moves(moves), k, rows, cols, rule, player, time_limit_ms)
         data = await self._send("POST", ANALYSIS_PATH, to_json(request))
         return from_json(AnalysisAnswer, data)
 

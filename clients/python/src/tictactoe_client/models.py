@@ -24,32 +24,55 @@ Status = Literal["in_progress", "won", "drawn"]
 Difficulty = Literal["perfect", "hard", "medium", "easy"]
 HealthStatus = Literal["ok", "starting", "stopping"]
 StopReason = Literal["budget", "deadline"]
+Rule = Literal["freestyle", "exact"]
+# A move of a move list: a cell index, or a gomoku coordinate such as "h8".
+MoveName = int | str
+
+
+def _one_position(request: MoveRequest | AnalysisRequest) -> None:
+    if (request.board is None) == (request.moves is None):
+        raise ValueError(
+            f"{type(request).__name__}: give the position as board (its cells) or as moves "
+            "(the game so far), one of the two"
+        )
 
 
 @dataclasses.dataclass(frozen=True)
 class MoveRequest:
-    """Ask for the move to play; ``None`` leaves a field to the server's default."""
+    """Ask for the move to play; ``None`` leaves a field to the server's default.
+    Name the position by ``board`` or by ``moves`` (cell indices or coordinates
+    such as ``"h8"``), one of the two."""
 
-    board: str
+    board: str | None = None
+    moves: tuple[MoveName, ...] | None = None
     k: int | None = None
     rows: int | None = None
     cols: int | None = None
+    rule: Rule | None = None
     player: Mark | None = None
     time_limit_ms: int | None = None
     difficulty: Difficulty | None = None
     seed: int | None = None
 
+    def __post_init__(self) -> None:
+        _one_position(self)
+
 
 @dataclasses.dataclass(frozen=True)
 class AnalysisRequest:
-    """Ask for the value of every legal move."""
+    """Ask for the value of every legal move (the position as in MoveRequest)."""
 
-    board: str
+    board: str | None = None
+    moves: tuple[MoveName, ...] | None = None
     k: int | None = None
     rows: int | None = None
     cols: int | None = None
+    rule: Rule | None = None
     player: Mark | None = None
     time_limit_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        _one_position(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,6 +80,7 @@ class Cell:
     index: int
     row: int
     col: int
+    name: str = ""  # gomoku notation ("h8"); empty from servers that predate it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +109,7 @@ class MoveAnswer:
     k: int
     difficulty: Difficulty
     seed: int | None
+    rule: Rule = "freestyle"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +122,21 @@ class MoveValue:
     plies: int | None
     line: tuple[Cell, ...]
     exact: bool
+    name: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class OmittedMoves:
+    """The legal moves an analysis does not list (boards of 8x8 and more list the
+    search's candidates), and their common proven value when there is one."""
+
+    count: int
+    score: float | None
+    outcome: Outcome | None
+    plies: int | None
+
+
+NOTHING_OMITTED = OmittedMoves(0, None, None, None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,6 +158,8 @@ class AnalysisAnswer:
     depth: int
     stopped_by: StopReason | None
     moves: tuple[MoveValue, ...]
+    rule: Rule = "freestyle"
+    omitted: OmittedMoves = NOTHING_OMITTED
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,8 +182,8 @@ Answer = TypeVar("Answer")
 def from_json(cls: type[Answer], data: Mapping[str, Any]) -> Answer:
     """Build the dataclass ``cls`` from a JSON object, field by field.
 
-    >>> from_json(Cell, {"index": 5, "row": 1, "col": 2, "new": "ignored"})
-    Cell(index=5, row=1, col=2)
+    >>> from_json(Cell, {"index": 5, "row": 1, "col": 2, "name": "c2", "new": "ignored"})
+    Cell(index=5, row=1, col=2, name='c2')
     """
     if not isinstance(data, Mapping):
         raise ValueError(f"{cls.__name__}: expected a JSON object, got {data!r:.80}")
