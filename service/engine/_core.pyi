@@ -69,6 +69,7 @@ def analyze_big(
     x_to_move: bool,
     budget: int,
     control: Control | None = None,
+    max_depth: int = 0,
 ) -> tuple[
     list[tuple[int, float, bool, int, tuple[int, ...], bool]], int, int, int, int, int | None
 ]: ...

@@ -39,6 +39,7 @@ from service.engine.search import (
 DEFAULT_NODE_BUDGET = 1_000_000
 DEFAULT_TABLE_BYTES = 64 * 1024 * 1024
 DEFAULT_ANSWER_ENTRIES = 10_000
+MAX_DEPTH = 60  # the deepest a big-board search of fixed depth may be asked to go
 # The shares of the node budget (cumulative): proving every move's outcome may
 # use the first half; finding the distances of proven wins and losses may use
 # up to 80%; iterative deepening with the heuristic has the rest.
@@ -215,7 +216,10 @@ class Engine:
     their searches run in parallel (the core releases the GIL). The shared
     table of proven bounds takes ``table_bytes`` (fixed at construction).
     ``observer``, when given, is called after every search that ran (not after
-    cache hits) with ``(nodes, seconds, stopped_by)``.
+    cache hits) with ``(nodes, seconds, stopped_by)``. ``max_depth``, on boards
+    bigger than 7x7, makes the search one of that fixed depth, without the
+    threat proofs: a weaker player (the brain's ``INFO max_depth``, and a
+    baseline of ``bench/strength.py``).
     """
 
     def __init__(
@@ -225,10 +229,14 @@ class Engine:
         table_bytes: int = DEFAULT_TABLE_BYTES,
         answer_entries: int = DEFAULT_ANSWER_ENTRIES,
         observer: SearchObserver | None = None,
+        max_depth: int | None = None,
     ) -> None:
         if node_budget < 1:
             raise ValueError(f"node_budget must be at least 1, got {node_budget}")
+        if max_depth is not None and not 1 <= max_depth <= MAX_DEPTH:
+            raise ValueError(f"max_depth must be 1 to {MAX_DEPTH}, got {max_depth}")
         self.node_budget = node_budget
+        self.max_depth = max_depth
         self.table = Table(table_bytes)
         self.answers: BoundedCache[AnswerKey, Analysis] = BoundedCache(answer_entries)
         self.observer = observer
@@ -329,6 +337,7 @@ class Engine:
                 x_to_move=x_to_move,
                 budget=budget,
                 control=control,
+                max_depth=self.max_depth or 0,
             )
         outcome_budget, distance_budget = budget_shares(budget)
         return run(

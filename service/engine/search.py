@@ -45,7 +45,9 @@ class SearchCancelled(Exception):  # noqa: N818 - the caller asked for it
 class StopReason(Enum):
     """Why a search answered with estimates: what ran out first."""
 
-    BUDGET = "budget"  # the node budget: deterministic, the same question gets the same answer
+    # The node budget: independent of the machine's speed and load (what earlier
+    # searches left in the shared table may still let a repeat search deeper).
+    BUDGET = "budget"
     DEADLINE = "deadline"  # the wall-clock deadline: depends on the machine's load
 
 
@@ -182,10 +184,12 @@ def run_big(
     x_to_move: bool,
     budget: int,
     control: SearchControl | None = None,
+    max_depth: int = 0,
 ) -> CoreResult:
     """Analyse a position the exact core cannot hold in the big-board search, without
-    the GIL: its candidate moves, each proven or estimated. Raises
-    :class:`SearchCancelled` when ``control`` was cancelled meanwhile."""
+    the GIL: its candidate moves, each proven or estimated. ``max_depth`` (0:
+    none) makes it a search of that fixed depth without the threat proofs.
+    Raises :class:`SearchCancelled` when ``control`` was cancelled meanwhile."""
     size = (shape.cells + 7) // 8
     moves, nodes, depth, stop, omitted, omitted_value = _core.analyze_big(
         shape.rows,
@@ -198,6 +202,7 @@ def run_big(
         x_to_move,
         budget,
         control,
+        max_depth,
     )
     if stop == _core.STOP_CANCELLED:
         raise SearchCancelled

@@ -335,14 +335,19 @@ line_tuple(const Line *line)
 static PyObject *
 core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"rows", "cols", "k", "exact", "table", "x", "o", "x_to_move",
-                             "budget", "control", NULL};
-    int rows, cols, k, exact, x_to_move;
+    static char *kwlist[] = {"rows",   "cols",    "k",         "exact", "table", "x", "o",
+                             "x_to_move", "budget", "control", "max_depth", NULL};
+    int rows, cols, k, exact, x_to_move, max_depth = 0;
     Table *table;
     PyObject *xo, *oo, *control = Py_None;
     unsigned long long budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiipO!OOpK|O", kwlist, &rows, &cols, &k, &exact,
-                                     &TableType, &table, &xo, &oo, &x_to_move, &budget, &control)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiipO!OOpK|Oi", kwlist, &rows, &cols, &k, &exact,
+                                     &TableType, &table, &xo, &oo, &x_to_move, &budget, &control,
+                                     &max_depth)) {
+        return NULL;
+    }
+    if (max_depth < 0 || max_depth > 60) {
+        PyErr_SetString(PyExc_ValueError, "max_depth is 0 (none) to 60");
         return NULL;
     }
     if (control != Py_None && !PyObject_TypeCheck(control, &ControlType)) {
@@ -374,6 +379,7 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     S->tt = table;
     S->clock.ctl = control == Py_None ? NULL : (Control *)control;
     S->clock.limit = budget;
+    S->max_depth = max_depth;
     S->memo = calloc((size_t)1 << THREAT_BITS, sizeof(ThreatMemo));
     if (S->memo == NULL) {
         PyErr_NoMemory();
@@ -547,7 +553,8 @@ static PyMethodDef core_methods[] = {
      "stone (1 X, 2 O) or ((X's four patterns), (O's), X's kind, O's kind); sets are the\n"
      "five, flex4, four and three cells of X and of O, in that order (see big/board.h)."},
     {"analyze_big", (PyCFunction)(void (*)(void))core_analyze_big, METH_VARARGS | METH_KEYWORDS,
-     "analyze_big(rows, cols, k, exact, table, x, o, x_to_move, budget, control=None)\n"
+     "analyze_big(rows, cols, k, exact, table, x, o, x_to_move, budget, control=None,\n"
+     "            max_depth=0)\n"
      "    -> ([(cell, value, exact, proven, line, no_win), ...], nodes, depth, stop, omitted,\n"
      "        omitted_value)\n\n"
      "The big-board search (boards the small core cannot hold): x and o are little-endian\n"

@@ -12,6 +12,9 @@
  *      a win found is a proven win, its distance bounded by the proof's.
  *   3. Threat proofs against each remaining candidate: the other side's VCF
  *      after it proves it a loss.
+ * A search of fixed depth (max_depth, for weaker play and as a baseline)
+ * keeps the tactics and skips phases 2 and 3.
+ *
  *   4. Estimates of what is left, by iterative deepening of big_pvs(). Depths 1
  *      and 2 search every candidate in a full window, so each gets a value of
  *      its own; deeper, the best is searched in full and the others in a null
@@ -143,7 +146,8 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget)
     int reached = 0;
     int best_value = -WIN - 1;
     int empties = b->sh->cells - b->count;
-    for (int depth = 1; depth <= DEEPEST && depth <= empties; depth++) {
+    int deepest = S->max_depth > 0 && S->max_depth < DEEPEST ? S->max_depth : DEEPEST;
+    for (int depth = 1; depth <= deepest && depth <= empties; depth++) {
         /* Depth 1 always completes, whatever the budget or the deadline. */
         S->clock.unlimited = depth == 1;
         int alpha = -WIN - 1, finished = 1;
@@ -333,8 +337,9 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     for (int i = 0; i < n; i++) {
         won |= moves[i].settled && moves[i].value > 0;
     }
-    /* 2. The mover's threats. */
-    if (!won && !their_points && !deadline_hit && !cancelled) {
+    /* 2. The mover's threats (not in a search of fixed depth). */
+    int prove = S->max_depth == 0;
+    if (prove && !won && !their_points && !deadline_hit && !cancelled) {
         Line proof;
         uint64_t limit = allow(&S->clock, share(budget, VCF_SHARE));
         int plies = big_vcf(S, VCF_MAX_DEPTH, &proof);
@@ -356,7 +361,7 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     }
 
     /* 3. The other side's continuous fours after each candidate. */
-    if (!deadline_hit && !cancelled) {
+    if (prove && !deadline_hit && !cancelled) {
         int open = 0;
         for (int i = 0; i < n; i++) {
             open += !moves[i].settled;

@@ -13,6 +13,9 @@
  * three (the other side's flex4 cells) the moves are its defences and one's
  * own fours: every other move loses (see big_defences()).
  *
+ * At the horizon, a side to move with a four to make gets a short search for
+ * a win by continuous fours (LEAF_VCF_*) before the evaluation.
+ *
  * Candidates elsewhere: the empty cells within two of a stone, and every cell
  * where either side makes a four or an open three, ordered by the table's
  * move, what each side makes there (kind), killers and history, then the
@@ -22,6 +25,9 @@
 #include "search.h"
 
 #define MAX_BRANCH 20
+/* The continuous-four search at the horizon: attacker moves and nodes. */
+#define LEAF_VCF_DEPTH 6
+#define LEAF_VCF_NODES 64
 
 /* What making (attack) and taking (defence) each kind of cell is worth in the
  * move order. */
@@ -148,7 +154,24 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     if (!threats && cells_any(&b->flex4[me])) {
         return WIN - ply - 3;
     }
-    if (ply >= MAX_PLY - 4 || (depth <= 0 && !threats)) {
+    if (ply >= MAX_PLY - 4) {
+        return static_value(b);
+    }
+    if (depth <= 0 && !threats) {
+        /* The horizon: a win by continuous fours the evaluation cannot see,
+         * searched with a small allowance of its own. */
+        if (cells_any(&b->four[me])) {
+            Line line;
+            uint64_t limit = allow(&S->clock, LEAF_VCF_NODES);
+            int plies = big_vcf(S, LEAF_VCF_DEPTH, &line);
+            unallow(&S->clock, limit);
+            if (S->clock.stop) {
+                return 0;
+            }
+            if (plies) {
+                return WIN - ply - plies;
+            }
+        }
         return static_value(b);
     }
     /* No win can come sooner than the next-but-one move: a narrower window. */

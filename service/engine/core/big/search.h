@@ -45,6 +45,7 @@ typedef struct {
     int16_t killers[MAX_PLY][2];
     int32_t history[2][BIG_MAX_CELLS];
     int root_moves; /* the root's candidates: a cap on the branching below */
+    int max_depth;  /* > 0: a fixed-depth search, without the threat proofs */
 } BigSearch;
 
 /* A line of play: the cells in order. */
