@@ -21,6 +21,7 @@ LAYERS = {
     "service.engine": 0,
     "service.settings": 1,
     "service.api": 1,
+    "service.brain": 1,  # the Gomocup protocol: an adapter over the engine, as the API is
     "service.app": 2,
     "service.__main__": 3,
 }

@@ -1,0 +1,205 @@
+"""A small Gomocup manager: brains as child processes on pipes, and whole games
+between them, refereed by the engine's own rules.
+
+It speaks to a brain as Piskvork does, one line at a time, and never waits for
+an answer longer than it is told to, so a brain that hangs fails a test (or
+loses a benchmark game) instead of stopping everything. The tests use it, and
+``bench/strength.py`` plays its matches with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from service.engine import Board, Player, Rule, geometry
+
+BRAIN = (sys.executable, "-m", "service.brain")
+ANSWER_TIMEOUT = 60.0  # the longest any answer may take before the brain is given up
+
+
+class BrainProcess:
+    """One brain: write lines, read answers with a time limit."""
+
+    def __init__(
+        self,
+        command: Sequence[str] = BRAIN,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        self.process = subprocess.Popen(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            env=None if env is None else dict(env),
+            cwd=cwd,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def send(self, *lines: str) -> None:
+        assert self.process.stdin is not None
+        for line in lines:
+            self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def answer(self, timeout: float = ANSWER_TIMEOUT) -> str:
+        """The next line that is not a MESSAGE or DEBUG line."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the brain did not answer in time")
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                raise TimeoutError("the brain did not answer in time") from None
+            if line is None:
+                raise EOFError("the brain closed its output")
+            if not line.startswith(("MESSAGE", "DEBUG")):
+                return line
+
+    def ask(self, *lines: str, timeout: float = ANSWER_TIMEOUT) -> str:
+        self.send(*lines)
+        return self.answer(timeout)
+
+    def close(self) -> int:
+        """END, and the pipes closed; a brain that does not stop is killed."""
+        try:
+            if self.process.poll() is None:
+                with contextlib.suppress(OSError):  # it is gone already
+                    self.send("END")
+            return self.process.wait(timeout=10)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            self.reader.join(timeout=10)
+            for stream in (self.process.stdin, self.process.stdout):
+                if stream is not None:
+                    stream.close()
+
+
+@contextmanager
+def brain(
+    command: Sequence[str] = BRAIN, env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> Iterator[BrainProcess]:
+    process = BrainProcess(command, env, cwd)
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+def parse_move(answer: str) -> tuple[int, int]:
+    x, y = answer.split(",")
+    return int(x), int(y)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """How to start one brain of a game."""
+
+    command: Sequence[str] = BRAIN
+    env: Mapping[str, str] | None = None
+    cwd: Path | None = None
+
+
+@dataclass
+class Game:
+    """A whole game between two brains: the first of them moves first after the
+    opening (whose stones alternate from X), and the engine's rules referee."""
+
+    size: int
+    rule: Rule
+    turn_ms: int
+    opening: Sequence[tuple[int, int]] = ()
+    moves: list[tuple[int, int]] = field(default_factory=list)  # opening stones included
+    replies_ms: list[list[float]] = field(default_factory=lambda: [[], []])
+    winner: int | None = None  # the entrant (0 or 1) that made the row; None: no row
+    forfeit: str | None = None  # why a brain lost without a row: a bad or late answer
+
+    def board(self) -> Board:
+        shape = geometry(self.size, self.size, 5, self.rule)
+        x = sum(1 << (r * self.size + c) for c, r in self.moves[0::2])
+        o = sum(1 << (r * self.size + c) for c, r in self.moves[1::2])
+        side = Player.X if len(self.moves) % 2 == 0 else Player.O
+        return Board(shape, x, o, side)
+
+
+def play(
+    size: int,
+    rule: Rule,
+    turn_ms: int,
+    entrants: tuple[Entrant, Entrant] = (Entrant(), Entrant()),
+    opening: Sequence[tuple[int, int]] = (),
+    answer_timeout: float = ANSWER_TIMEOUT,
+    infos: tuple[Sequence[str], Sequence[str]] = ((), ()),
+) -> Game:
+    """Two brains play until a row is made, the board is full, or one forfeits
+    (an illegal move, no answer, or an answer past ``answer_timeout``).
+    ``infos`` are INFO lines of each entrant's own, sent after the common ones."""
+    game = Game(size, rule, turn_ms, tuple(opening), list(opening))
+    with ExitStack() as stack:
+        players = [stack.enter_context(brain(e.command, e.env, e.cwd)) for e in entrants]
+        for player, own in zip(players, infos, strict=True):
+            assert player.ask(f"START {size}") == "OK"
+            player.send(
+                f"INFO timeout_turn {turn_ms}",
+                "INFO timeout_match 0",
+                f"INFO rule {1 if rule is Rule.EXACT else 0}",
+                *own,
+            )
+        told = [False, False]  # whether each brain has been given the game so far
+        turn = 0
+        while True:
+            mover = players[turn]
+            if told[turn]:
+                command: tuple[str, ...] = (f"TURN {game.moves[-1][0]},{game.moves[-1][1]}",)
+            elif game.moves:
+                mine = len(game.moves) % 2  # the side to move's stones have this parity
+                stones = [
+                    f"{c},{r},{1 if i % 2 == mine else 2}" for i, (c, r) in enumerate(game.moves)
+                ]
+                command = ("BOARD", *stones, "DONE")
+            else:
+                command = ("BEGIN",)
+            told[turn] = True
+            started = time.monotonic()
+            try:
+                answer = mover.ask(*command, timeout=answer_timeout)
+                x, y = parse_move(answer)
+            except (TimeoutError, EOFError, ValueError) as error:
+                game.forfeit = f"entrant {turn}: {error}"
+                game.winner = 1 - turn
+                return game
+            game.replies_ms[turn].append((time.monotonic() - started) * 1000)
+            if not (0 <= x < size and 0 <= y < size) or (x, y) in game.moves:
+                game.forfeit = f"entrant {turn} played {answer!r}"
+                game.winner = 1 - turn
+                return game
+            game.moves.append((x, y))
+            board = game.board()
+            if board.winner is not None:
+                game.winner = turn
+                return game
+            if board.is_full():
+                return game
+            turn = 1 - turn

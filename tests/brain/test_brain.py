@@ -1,0 +1,159 @@
+"""The Gomocup brain (``service/brain.py``) driven through pipes, as a manager does."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from service.brain import Brain, Clock, main
+from service.engine import Rule
+from tests.brain.manager import brain, parse_move, play
+
+
+def run(*lines: str) -> list[str]:
+    """The brain's answers to the lines, in process (fast, for the protocol's details)."""
+    output = io.StringIO()
+    main(io.StringIO("".join(line + "\n" for line in lines)), output)
+    return output.getvalue().splitlines()
+
+
+def test_about_names_the_brain() -> None:
+    (answer,) = run("ABOUT")
+    assert answer.startswith('name="tictactoe-service", version="')
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["START 15"], ["OK"]),
+        (["START 20"], ["OK"]),
+        (["RECTSTART 20,15"], ["OK"]),
+        (["START 21"], ["ERROR unsupported size 21x21: sides 3 to 20"]),
+        (["START 2"], ["ERROR unsupported size 2x2: sides 3 to 20"]),
+        (["START fifteen"], ["ERROR START takes the board's size; got 'fifteen'"]),
+        (["RECTSTART 20"], ["ERROR RECTSTART takes width,height; got '20'"]),
+        (["BEGIN"], ["ERROR no game: send START first"]),
+        (["TURN 7,7"], ["ERROR no game: send START first"]),
+        (["START 15", "TURN 15,0"], ["OK", "ERROR 15,0 is off the 15x15 board"]),
+        (["START 15", "TURN 7"], ["OK", "ERROR TURN takes x,y; got '7'"]),
+        (["START 15", "TURN -1,3"], ["OK", "ERROR TURN takes x,y; got '-1,3'"]),
+        (["START 15", "TAKEBACK 3,3"], ["OK", "ERROR 3,3 is empty: nothing to take back"]),
+        (
+            ["START 15", "INFO rule 4"],
+            ["OK", "ERROR rule 4: this brain plays freestyle and exactly five, not renju or caro"],
+        ),
+        (
+            ["START 15", "INFO timeout_turn soon"],
+            ["OK", "ERROR INFO timeout_turn takes a number; got 'soon'"],
+        ),
+        (["START 15", "INFO evaluate 7,7", "INFO folder /tmp", "RESTART"], ["OK", "OK"]),
+        (["SWAP2BOARD"], ["UNKNOWN SWAP2BOARD is not a command of this brain"]),
+        (["", "   ", "ABOUT"], None),
+    ],
+)
+def test_each_line_gets_its_answer(lines: list[str], expected: list[str] | None) -> None:
+    answers = run(*lines)
+    if expected is None:
+        assert len(answers) == 1
+    else:
+        assert answers == expected
+
+
+def test_the_brain_plays_the_centre_and_answers_turns() -> None:
+    answers = run("START 15", "INFO timeout_turn 200", "BEGIN", "TURN 0,0")
+    assert answers[0] == "OK"
+    assert answers[1] == "7,7"
+    x, y = parse_move(answers[2])
+    assert (x, y) not in {(7, 7), (0, 0)}
+
+
+def test_a_board_is_set_and_the_win_taken() -> None:
+    """BOARD: four of the brain's stones in a row (1) and three of the opponent's (2)."""
+    lines = ["START 15", "INFO timeout_turn 200", "BOARD"]
+    lines += [f"{x},7,1" for x in range(3, 7)] + ["3,9,2", "4,9,2", "5,9,2", "0,0,2", "DONE"]
+    answers = run(*lines)
+    assert answers[1] in ("2,7", "7,7")  # either end completes five
+
+
+def test_a_four_is_blocked() -> None:
+    lines = ["START 15", "INFO timeout_turn 200", "BOARD"]
+    lines += [f"{x},7,2" for x in range(3, 7)] + ["2,7,1", "0,0,1", "14,14,1", "DONE"]
+    assert run(*lines)[1] == "7,7"
+
+
+def test_a_finished_game_is_an_error_and_not_a_crash() -> None:
+    lines = ["START 15", "BOARD", *[f"{x},7,2" for x in range(5)], "0,0,1", "1,1,1", "2,2,1"]
+    lines += ["3,3,1", "DONE", "ABOUT"]
+    answers = run(*lines)
+    assert answers[1].startswith("ERROR") and answers[2].startswith('name="')
+
+
+def test_a_malformed_board_line_is_an_error() -> None:
+    answers = run("START 15", "BOARD", "7,7", "DONE", "BOARD", "7,7,9", "DONE", "ABOUT")
+    assert answers[1] == "ERROR a BOARD line is x,y,who; got '7,7'"
+    assert answers[2] == "ERROR who is 1 (mine), 2 or 3 (the opponent's); got 9"
+    assert answers[3].startswith('name="')
+
+
+def test_takeback_removes_a_stone() -> None:
+    answers = run("START 15", "INFO timeout_turn 100", "BEGIN", "TAKEBACK 7,7", "BEGIN")
+    assert answers == ["OK", "7,7", "OK", "7,7"]
+
+
+def test_exactly_five_is_honoured() -> None:
+    """Brain's stones: a row of 3,7 4,7 5,7 6,7 with 8,7 beyond a gap. Under freestyle
+    7,7 wins (six in a row); under exactly five it does not, and 2,7 does."""
+    stones = ["3,7,1", "4,7,1", "5,7,1", "6,7,1", "8,7,1", "0,0,2", "0,2,2", "0,4,2"]
+    stones += ["0,6,2", "0,8,2", "2,14,2"]
+    freestyle = run("START 15", "INFO timeout_turn 200", "BOARD", *stones, "DONE")
+    exact = run("START 15", "INFO rule 1", "INFO timeout_turn 200", "BOARD", *stones, "DONE")
+    assert freestyle[1] in ("7,7", "2,7")
+    assert exact[1] == "2,7"
+
+
+@pytest.mark.parametrize(
+    ("clock", "seconds"),
+    [
+        (Clock(turn_ms=1_000), 0.69),
+        (Clock(turn_ms=0), 0.02),
+        (Clock(turn_ms=5_000, match_ms=60_000, left_ms=3_000), 0.02),
+        (Clock(turn_ms=5_000, match_ms=180_000, left_ms=90_000), 2.19),
+    ],
+)
+def test_the_clock_shares_out_the_time(clock: Clock, seconds: float) -> None:
+    assert clock.think_seconds() == pytest.approx(seconds)
+
+
+def test_max_memory_caps_the_table() -> None:
+    written: list[str] = []
+    player = Brain(written.append)
+    player.run(iter(["START 15", "INFO max_memory 8388608", "BEGIN"]))
+    assert player.engine is not None and player.engine.table.stats()[5] <= 2 << 20
+    assert written == ["OK", "7,7"]
+
+
+def test_end_stops_a_brain_process_cleanly() -> None:
+    with brain() as process:
+        assert process.ask("ABOUT").startswith('name="')
+        process.send("END")
+        assert process.process.wait(timeout=30) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("size", "rule"), [(15, Rule.FREESTYLE), (20, Rule.EXACT)])
+def test_two_brains_play_a_whole_game_within_their_turn_time(size: int, rule: Rule) -> None:
+    game = play(size, rule, turn_ms=400)
+    assert game.forfeit is None
+    assert game.winner is not None or game.board().is_full()
+    # Every move answered within the turn time, the pipes' round trip included.
+    replies = game.replies_ms[0] + game.replies_ms[1]
+    assert max(replies) < game.turn_ms, sorted(replies)[-5:]
+
+
+def test_a_game_from_an_opening_sets_the_board_for_each_brain() -> None:
+    """Three opening stones: the brain to move first gets them by BOARD, and so
+    does the other at its first turn; the game goes on from there."""
+    game = play(15, Rule.FREESTYLE, turn_ms=100, opening=[(7, 7), (8, 8), (6, 8)])
+    assert game.forfeit is None and game.moves[:3] == [(7, 7), (8, 8), (6, 8)]
+    assert len(game.moves) > 4
