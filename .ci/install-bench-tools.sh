@@ -3,6 +3,7 @@
 #   wrk    - the HTTP load generator of bench/load.py (from Debian)
 #   nginx  - also a `make test` tool; bench/local_server.py names this script
 #   py-spy - a binary wheel on PyPI, into .venv, for `bench/load.py --profile`
+#   the public gomoku programs of bench/strength.py (below)
 # Idempotent: nothing is fetched when everything is present.
 set -euo pipefail
 
@@ -14,3 +15,19 @@ bash "${repo_root}/.ci/install-debian-packages.sh" wrk nginx
 if [[ -x "${venv}/bin/python" ]] && ! "${venv}/bin/python" -m pip show py-spy >/dev/null 2>&1; then
     "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check 'py-spy>=0.3.14,<1'
 fi
+
+# The public gomoku programs bench/strength.py plays against, each in a folder
+# of its own under .tools/bench (both packages name their module `gomoku`).
+# None of their code is in this repository: they are installed from PyPI.
+install_program() {
+    local folder="${repo_root}/.tools/bench/$1"
+    shift
+    if [[ ! -f "${folder}/.installed" ]]; then
+        rm -rf "${folder}"
+        "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+            --target "${folder}" "$@"
+        touch "${folder}/.installed"
+    fi
+}
+install_program gomoku-terminal 'gomoku-terminal==1.0.2'
+install_program gomoku 'gomoku==0.1.0' 'gmpy2>=2.1,<3'

@@ -34,11 +34,13 @@ class BrainProcess:
         command: Sequence[str] = BRAIN,
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
+        quiet: bool = False,
     ) -> None:
         self.process = subprocess.Popen(
             list(command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL if quiet else None,
             text=True,
             bufsize=1,
             env=None if env is None else dict(env),
@@ -99,9 +101,12 @@ class BrainProcess:
 
 @contextmanager
 def brain(
-    command: Sequence[str] = BRAIN, env: Mapping[str, str] | None = None, cwd: Path | None = None
+    command: Sequence[str] = BRAIN,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    quiet: bool = False,
 ) -> Iterator[BrainProcess]:
-    process = BrainProcess(command, env, cwd)
+    process = BrainProcess(command, env, cwd, quiet)
     try:
         yield process
     finally:
@@ -120,6 +125,7 @@ class Entrant:
     command: Sequence[str] = BRAIN
     env: Mapping[str, str] | None = None
     cwd: Path | None = None
+    quiet: bool = False  # its standard error goes nowhere (programs that talk as they think)
 
 
 @dataclass
@@ -158,7 +164,7 @@ def play(
     ``infos`` are INFO lines of each entrant's own, sent after the common ones."""
     game = Game(size, rule, turn_ms, tuple(opening), list(opening))
     with ExitStack() as stack:
-        players = [stack.enter_context(brain(e.command, e.env, e.cwd)) for e in entrants]
+        players = [stack.enter_context(brain(e.command, e.env, e.cwd, e.quiet)) for e in entrants]
         for player, own in zip(players, infos, strict=True):
             assert player.ask(f"START {size}") == "OK"
             player.send(
