@@ -89,8 +89,11 @@ def analyse(base_url: str, **fields: Any) -> Json:
     return result
 
 
-def hint_label(move: Json) -> str:
-    """What the page writes on a cell, from the cell's entry in ``moves``."""
+def hint_label(move: Json, big: bool = False) -> str:
+    """What the page writes on a cell, from the cell's entry in ``moves`` (on a
+    big board an estimate is written in hundredths)."""
+    if move["outcome"] is None and big:
+        return f"{'+' if move['score'] >= 0 else '-'}{round(abs(move['score']) * 100)}"
     if move["outcome"] is None:
         return f"~{move['score']:+.2f}"
     distance = "" if move["plies"] is None else str(move["plies"])
@@ -133,7 +136,9 @@ def test_the_perfect_engine_punishes_careless_play(
     winning = page.locator("#board button.winning")
     expect(winning).to_have_count(3)
     for i in range(3):
-        expect(winning.nth(i)).to_have_attribute("aria-label", re.compile(r", O, winning line$"))
+        expect(winning.nth(i)).to_have_attribute(
+            "aria-label", re.compile(r", O(, last move)?, winning line$")
+        )
     expect(page.locator("#legend")).to_be_visible()
     page.screenshot(path=artifacts / "playground.png", full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
@@ -154,7 +159,7 @@ def test_hints_show_the_analysis_of_every_empty_cell(page: Page, base_url: str) 
     assert shown_hints(page) == expected
     assert len(expected) == board.count(".")
     label = cell(page, next(iter(expected))).get_attribute("aria-label") or ""
-    assert label.startswith("row ") and ", empty, " in label
+    assert re.match(r"^[a-c][1-3]: row [1-3], column [1-3], empty, ", label), label
 
     page.uncheck("#hints")
     expect(page.locator("#board button.hinted")).to_have_count(0)
@@ -186,10 +191,10 @@ def test_the_keyboard_moves_the_focus_and_plays(page: Page) -> None:
     page.keyboard.press("ArrowDown")
     focused = page.evaluate("document.activeElement.dataset.index")
     assert focused == "4"
-    expect(cell(page, 4)).to_have_attribute("aria-label", "row 2, column 2, empty")
+    expect(cell(page, 4)).to_have_attribute("aria-label", "b2: row 2, column 2, empty")
     page.keyboard.press("Enter")
     settle(page)
-    expect(cell(page, 4)).to_have_attribute("aria-label", "row 2, column 2, X")
+    expect(cell(page, 4)).to_have_attribute("aria-label", "b2: row 2, column 2, X")
     assert position(page).count("O") == 1  # the engine answered
 
     page.keyboard.press("Enter")  # an occupied cell: nothing happens
@@ -229,7 +234,7 @@ def test_a_refused_move_is_shown_and_taken_back(page: Page) -> None:
     expect(error).to_be_visible()
     expect(error).to_contain_text("The board text is not a board")
     expect(error).to_contain_text("/board")  # the field the problem points at
-    expect(cell(page, 4)).to_have_attribute("aria-label", "row 2, column 2, empty")
+    expect(cell(page, 4)).to_have_attribute("aria-label", "b2: row 2, column 2, empty")
 
     page.unroute("**/v1/move")
     cell(page, 4).click()
@@ -243,7 +248,7 @@ def test_an_unreachable_server_is_reported(page: Page) -> None:
     cell(page, 0).click()
     settle(page)
     expect(page.locator("#error")).to_contain_text("The server could not be reached")
-    expect(cell(page, 0)).to_have_attribute("aria-label", "row 1, column 1, empty")
+    expect(cell(page, 0)).to_have_attribute("aria-label", "a3: row 1, column 1, empty")
     expect(page.locator("#api-response")).to_contain_text("No answer")
 
 
@@ -273,3 +278,85 @@ def test_undo_takes_back_your_move_and_the_reply(page: Page) -> None:
     settle(page)
     assert position(page) == ".../.../..."
     expect(page.locator("#undo")).to_be_disabled()
+
+
+# -- big boards -------------------------------------------------------------------
+
+
+def preset(page: Page, value: str, *, human: str = "X", hints: bool = False) -> None:
+    page.select_option("#setup [name=preset]", value)
+    page.select_option("#setup [name=human]", human)
+    page.select_option("#setup [name=first]", "you")
+    page.set_checked("#hints", hints)
+    page.click("#setup button[type=submit]")
+    settle(page)
+
+
+def test_a_gomoku_board_has_coordinates_and_marks_the_last_move(page: Page) -> None:
+    preset(page, "15,15,5,freestyle")
+    expect(page.locator("#setup [name=rows]")).to_have_value("15")
+    expect(page.locator("#setup [name=rule]")).to_have_value("freestyle")
+    expect(page.locator("#board button")).to_have_count(225)
+    assert page.locator("#col-labels span").all_inner_texts() == list("abcdefghijklmno")
+    assert page.locator("#row-labels span").all_inner_texts() == [str(n) for n in range(15, 0, -1)]
+    with page.expect_response("**/v1/move") as response:
+        cell(page, 112).click()  # h8, the centre
+    settle(page)
+    reply = response.value.json()["move"]
+    expect(cell(page, 112)).to_have_attribute("aria-label", "h8: row 8, column 8, X")
+    last = page.locator("#board button.last")
+    expect(last).to_have_count(1)
+    expect(last).to_have_attribute("data-index", str(reply["index"]))
+    spoken = re.compile(rf"^{reply['name']}: .*, O, last move$")
+    expect(last).to_have_attribute("aria-label", spoken)
+    expect(page.locator("#note")).to_contain_text(f"The engine played {reply['name']}")
+
+
+def test_the_rule_selector_sends_the_rule(page: Page) -> None:
+    preset(page, "15,15,5,exact")
+    with page.expect_request("**/v1/move") as request:
+        cell(page, 112).click()
+    settle(page)
+    body = request.value.post_data_json
+    assert body["rule"] == "exact" and body["k"] == 5
+    page.select_option("#setup [name=rule]", "freestyle")
+    expect(page.locator("#setup [name=preset]")).to_have_value("15,15,5,freestyle")
+
+
+def test_a_game_loaded_as_moves_shows_its_winning_line(page: Page) -> None:
+    page.select_option("#setup [name=preset]", "15,15,5,exact")
+    page.fill("#load-board", "h8 a1 i8 a3 j8 a5 k8 b1 l8")
+    page.click("#load button[type=submit]")
+    settle(page)
+    expect(page.locator("#status")).to_have_text("The engine wins (X).")
+    winning = page.locator("#board button.winning")
+    expect(winning).to_have_count(5)
+    assert [winning.nth(i).get_attribute("data-index") for i in range(5)] == [
+        str(i) for i in range(112, 117)
+    ]
+    expect(page.locator("#board button.last")).to_have_attribute("data-index", "116")
+
+
+def test_hints_stay_legible_on_a_20x20_board(page: Page, artifacts: Path) -> None:
+    """The page's own analysis (big boards' estimates change as searches share
+    the table, so a second request might differ) is what the cells show."""
+    preset(page, "20,20,5,freestyle", hints=True)
+    with page.expect_response("**/v1/analysis") as response:
+        cell(page, 189).click()  # j11, near the centre
+    settle(page)
+    board = position(page)
+    answer = response.value.json()
+    shown = shown_hints(page)
+    assert shown == {move["index"]: hint_label(move, big=True) for move in answer["moves"]}
+    assert 0 < len(shown) < board.count(".")
+    for index in shown:
+        fits = cell(page, index).evaluate(
+            """button => {
+                const text = button.firstChild;
+                const size = parseFloat(getComputedStyle(text).fontSize);
+                return [size, text.scrollWidth <= button.clientWidth];
+            }"""
+        )
+        assert fits[0] >= 8.5 and fits[1], (index, fits)
+    expect(page.locator("#omitted")).to_contain_text(f"{answer['omitted']['count']} others")
+    page.screenshot(path=artifacts / "playground-20x20.png", full_page=True)

@@ -4,7 +4,10 @@
 import { ApiProblem, observeExchanges, post } from "./api.js";
 
 const EMPTY = ".";
-const SIZES = [3, 4, 5, 6, 7];
+const SIZES = Array.from({ length: 18 }, (_, i) => i + 3); // 3 to 20
+const LETTERS = "abcdefghijklmnopqrst";
+/** Boards of this side and more look like gomoku boards: stones, short hints. */
+const BIG = 8;
 
 const setup = document.querySelector("#setup");
 const boardView = document.querySelector("#board");
@@ -16,6 +19,9 @@ const undoButton = document.querySelector("#undo");
 const legend = document.querySelector("#legend");
 const position = document.querySelector("#position");
 const loadForm = document.querySelector("#load");
+const colLabels = document.querySelector("#col-labels");
+const rowLabels = document.querySelector("#row-labels");
+const omittedNote = document.querySelector("#omitted");
 
 let game; // see newGame()
 let version = 0; // bumped on every change of position, so late answers are dropped
@@ -43,15 +49,22 @@ function sideToMove() {
   return x > o ? "O" : "X";
 }
 
-/** The fields every request carries: the board, k, and who is to move if the counts can't say. */
+/** The fields every request carries: the board, k, the rule, and who is to move if
+ *  the counts can't say. */
 function boardFields() {
-  const fields = { board: boardText(game.cells, game.cols), k: game.k };
+  const fields = { board: boardText(game.cells, game.cols), k: game.k, rule: game.rule };
   if (count(game.cells, "X") === count(game.cells, "O") && game.first === "O") fields.player = "O";
   return fields;
 }
 
 const isHumansTurn = () => game.status === "in_progress" && sideToMove() === game.human;
-const cellName = ({ row, col }) => `row ${row + 1}, column ${col + 1}`;
+const isBig = () => Math.max(game.rows, game.cols) >= BIG;
+/** Gomoku notation: the column's letter from a, the row's number from 1 at the bottom. */
+const coordinate = (index) =>
+  `${LETTERS[index % game.cols]}${game.rows - Math.floor(index / game.cols)}`;
+/** How the page names a cell: its coordinate on big boards, its row and column on small ones. */
+const cellName = ({ index, row, col }) =>
+  isBig() ? coordinate(index) : `row ${row + 1}, column ${col + 1}`;
 
 // -- talking to the server -----------------------------------------------------
 
@@ -91,12 +104,16 @@ async function engineTurn() {
   game.winner = answer.winner_after;
   game.lines = answer.winning_lines_after;
   game.lastMove = answer;
+  game.last = answer.move.index;
 }
 
 async function refreshHints() {
   if (!hintsToggle.checked || game.hints || !isHumansTurn()) return;
   const answer = await call("/v1/analysis", boardFields());
-  if (answer) game.hints = new Map(answer.moves.map((move) => [move.index, move]));
+  if (answer) {
+    game.hints = new Map(answer.moves.map((move) => [move.index, move]));
+    game.omitted = answer.omitted;
+  }
 }
 
 // -- actions -------------------------------------------------------------------
@@ -111,6 +128,7 @@ function newGame() {
     rows,
     cols,
     k: Number(setup.k.value),
+    rule: setup.rule.value,
     human,
     first: setup.first.value === "you" ? human : other(human),
     cells: Array(rows * cols).fill(EMPTY),
@@ -119,7 +137,9 @@ function newGame() {
     lines: [],
     history: [], // positions before each of your moves, for undo
     hints: null, // Map from cell index to its value, for the current position
+    omitted: null, // what the current position's analysis left out (big boards)
     lastMove: null, // the engine's last answer
+    last: null, // the cell of the last stone, either side's
   };
   clearError();
   act(async () => {
@@ -131,11 +151,12 @@ function newGame() {
 function play(index) {
   if (pending || !isHumansTurn() || game.cells[index] !== EMPTY) return;
   clearError();
-  game.history.push({ cells: [...game.cells], lastMove: game.lastMove });
+  game.history.push({ cells: [...game.cells], lastMove: game.lastMove, last: game.last });
   version += 1;
   game.cells[index] = game.human;
   game.hints = null;
   game.lastMove = null;
+  game.last = index;
   act(async () => {
     try {
       await engineTurn();
@@ -156,7 +177,13 @@ function play(index) {
 
 function restore(snapshot) {
   version += 1;
-  Object.assign(game, snapshot, { status: "in_progress", winner: null, lines: [], hints: null });
+  Object.assign(game, snapshot, {
+    status: "in_progress",
+    winner: null,
+    lines: [],
+    hints: null,
+    omitted: null,
+  });
 }
 
 function undo() {
@@ -166,10 +193,22 @@ function undo() {
   act(refreshHints);
 }
 
+/** A game as its moves ("h8 h9 i9", or cell indices), or null for board text. */
+function readMoves(text) {
+  const parts = text.split(/[\s,]+/).filter(Boolean);
+  if (!parts.length || !parts.every((part) => /^([a-t]\d{1,2}|\d+)$/i.test(part))) return null;
+  return parts.map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
 function loadPosition(text) {
   clearError();
   act(async () => {
-    const answer = await call("/v1/analysis", { board: text });
+    const moves = readMoves(text);
+    const rule = setup.rule.value;
+    const request = moves
+      ? { moves, rows: Number(setup.rows.value), cols: Number(setup.cols.value), rule }
+      : { board: text, rule };
+    const answer = await call("/v1/analysis", request);
     if (!answer) return;
     const cells = readBoard(answer.board);
     const [x, o] = [count(cells, "X"), count(cells, "O")];
@@ -179,6 +218,7 @@ function loadPosition(text) {
       rows: answer.rows,
       cols: answer.cols,
       k: answer.k,
+      rule: answer.rule,
       human: answer.player,
       first: x === o ? answer.player : x > o ? "X" : "O",
       cells,
@@ -187,10 +227,19 @@ function loadPosition(text) {
       lines: answer.winning_lines,
       history: [],
       hints: new Map(answer.moves.map((move) => [move.index, move])),
+      omitted: answer.omitted,
       lastMove: null,
+      last: moves ? readBoardIndex(answer, moves.at(-1)) : null,
     };
     showSetup();
   });
+}
+
+/** The cell index a move of a loaded list names. */
+function readBoardIndex(answer, move) {
+  if (typeof move === "number") return move;
+  const col = LETTERS.indexOf(move[0].toLowerCase());
+  return (answer.rows - Number(move.slice(1))) * answer.cols + col;
 }
 
 // -- showing it ------------------------------------------------------------------
@@ -199,8 +248,12 @@ const signed = (score) => `${score >= 0 ? "+" : ""}${score.toFixed(2)}`;
 const plies = (count) => (count === 1 ? "1 ply" : `${count} plies`);
 
 /** "W3", "D", "L4" for proven values, "W" or "L" when only the outcome is proven
- *  (the distance is not), "~+0.25" for estimates. */
+ *  (the distance is not), "~+0.25" for estimates ("+25", in hundredths, on big
+ *  boards, where a cell is small). */
 function hintLabel(move) {
+  if (!move.outcome && isBig()) {
+    return `${move.score >= 0 ? "+" : "-"}${Math.round(Math.abs(move.score) * 100)}`;
+  }
   if (!move.outcome) return `~${signed(move.score)}`;
   const distance = move.plies ?? "";
   return { win: `W${distance}`, draw: "D", loss: `L${distance}` }[move.outcome];
@@ -222,6 +275,25 @@ function hintColour(move) {
   return `hsl(${hue} ${Math.round(92 - 32 * strength)}%)`;
 }
 
+function renderLabels() {
+  const letters = Array.from({ length: game.cols }, (_, col) => LETTERS[col]);
+  const numbers = Array.from({ length: game.rows }, (_, row) => String(game.rows - row));
+  for (const [view, texts] of [
+    [colLabels, letters],
+    [rowLabels, numbers],
+  ]) {
+    if (view.textContent !== texts.join("")) {
+      view.replaceChildren(
+        ...texts.map((text) => {
+          const label = document.createElement("span");
+          label.textContent = text;
+          return label;
+        }),
+      );
+    }
+  }
+}
+
 function renderBoard() {
   const cells = game.cells.length;
   if (boardView.children.length !== cells) {
@@ -235,24 +307,33 @@ function renderBoard() {
       }),
     );
   }
-  boardView.style.setProperty("--rows", game.rows);
-  boardView.style.setProperty("--cols", game.cols);
-  boardView.setAttribute("aria-label", `Board, ${game.rows} by ${game.cols}, ${game.k} in a row`);
+  const frame = boardView.parentElement;
+  for (const view of [frame, boardView]) {
+    view.style.setProperty("--rows", game.rows);
+    view.style.setProperty("--cols", game.cols);
+  }
+  frame.classList.toggle("big", isBig());
+  renderLabels();
+  const rule = game.rule === "exact" ? `exactly ${game.k}` : `${game.k}`;
+  boardView.setAttribute("aria-label", `Board, ${game.rows} by ${game.cols}, ${rule} in a row`);
   boardView.setAttribute("aria-busy", String(pending > 0));
   const winning = new Set(game.lines.flat());
   const canPlay = isHumansTurn() && !pending;
   [...boardView.children].forEach((button, index) => {
     const mark = game.cells[index];
     const hint = mark === EMPTY && hintsToggle.checked ? game.hints?.get(index) : undefined;
-    const name = `row ${Math.floor(index / game.cols) + 1}, column ${(index % game.cols) + 1}`;
+    const row = Math.floor(index / game.cols);
+    const name = `${coordinate(index)}: row ${row + 1}, column ${(index % game.cols) + 1}`;
     let label = `${name}, ${mark === EMPTY ? "empty" : mark}`;
     if (hint) label += `, ${hintSpoken(hint)}`;
+    if (index === game.last) label += ", last move";
     if (winning.has(index)) label += ", winning line";
     button.setAttribute("aria-label", label);
     button.setAttribute("aria-disabled", String(mark !== EMPTY || !canPlay));
     button.tabIndex = index === focused ? 0 : -1;
     button.dataset.mark = mark;
     button.classList.toggle("winning", winning.has(index));
+    button.classList.toggle("last", index === game.last);
     button.classList.toggle("hinted", Boolean(hint));
     button.classList.toggle("estimate", Boolean(hint && !hint.outcome));
     button.style.setProperty("--hint", hint ? hintColour(hint) : "");
@@ -300,6 +381,12 @@ function render() {
   note.textContent = game.lastMove ? explain(game.lastMove) : "";
   undoButton.disabled = !game.history.length;
   legend.hidden = !hintsToggle.checked;
+  const left = game.omitted?.count ?? 0;
+  omittedNote.hidden = !left;
+  omittedNote.textContent = left
+    ? `Only the cells the search considered have hints: ${left} others, far from every ` +
+      `stone, were left out${game.omitted.outcome ? ` (each a proven ${game.omitted.outcome})` : ""}.`
+    : "";
   position.textContent = boardText(game.cells, game.cols);
 }
 
@@ -359,18 +446,44 @@ function offerK(chosen) {
 function showSetup() {
   setup.rows.value = String(game.rows);
   setup.cols.value = String(game.cols);
+  setup.rule.value = game.rule;
   offerK(game.k);
+  matchPreset();
   setup.human.value = game.human;
   setup.first.value = game.first === game.human ? "you" : "engine";
 }
 
 // -- events --------------------------------------------------------------------------
 
+/** The preset the form's fields match, or "custom". */
+function matchPreset() {
+  const fields = [setup.rows.value, setup.cols.value, setup.k.value, setup.rule.value].join(",");
+  const known = [...setup.preset.options].some((option) => option.value === fields);
+  setup.preset.value = known ? fields : "custom";
+}
+
+function applyPreset() {
+  if (setup.preset.value === "custom") return;
+  const [rows, cols, k, rule] = setup.preset.value.split(",");
+  setup.rows.value = rows;
+  setup.cols.value = cols;
+  offerK(Number(k));
+  setup.rule.value = rule;
+}
+
 fillSelect(setup.rows, SIZES, 3);
 fillSelect(setup.cols, SIZES, 3);
 offerK();
-setup.rows.addEventListener("change", () => offerK());
-setup.cols.addEventListener("change", () => offerK());
+setup.preset.addEventListener("change", applyPreset);
+setup.rows.addEventListener("change", () => {
+  offerK();
+  matchPreset();
+});
+setup.cols.addEventListener("change", () => {
+  offerK();
+  matchPreset();
+});
+for (const field of [setup.k, setup.rule]) field.addEventListener("change", matchPreset);
 setup.addEventListener("submit", (event) => {
   event.preventDefault();
   newGame();
