@@ -72,6 +72,9 @@ SEARCH_BUCKETS = (
     30.0,
 )
 BATCH_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+# A search's board, by its longer side, in few classes: the exact core's boards,
+# and two sizes of the big-board search's (gomoku's 15x15 and 20x20 in the last).
+BOARD_SIZES = (("3-7", 7), ("8-12", 12), ("13-20", 20))
 UNMATCHED_ROUTE = "unmatched"
 
 
@@ -112,7 +115,9 @@ class Metrics:
         )
         self.search_duration = Histogram(
             "tictactoe_search_duration_seconds",
-            "Wall time of searches that ran.",
+            "Wall time of searches that ran, by the board's longer side: 3-7 (the exact "
+            "core), 8-12 and 13-20 (the big-board search).",
+            ["board"],
             buckets=SEARCH_BUCKETS,
             registry=registry,
         )
@@ -137,13 +142,18 @@ class Metrics:
             self.moves.labels(level.value)
         for reason in HEAD_REFUSALS:
             self.heads_refused.labels(reason)
+        for size, _ in BOARD_SIZES:
+            self.search_duration.labels(size)
 
     def observe_refused_head(self, reason: str) -> None:
         """The connection layer refused a request's head (a reason of HEAD_REFUSALS)."""
         self.heads_refused.labels(reason).inc()
 
-    def observe_search(self, nodes: int, seconds: float, stopped_by: StopReason | None) -> None:
-        self.search_duration.observe(seconds)
+    def observe_search(
+        self, nodes: int, seconds: float, stopped_by: StopReason | None, longest_side: int
+    ) -> None:
+        size = next(name for name, largest in BOARD_SIZES if longest_side <= largest)
+        self.search_duration.labels(size).observe(seconds)
 
     def observe_batch(self, size: int, moves: Mapping[str, int]) -> None:
         """A batch of ``size`` requests that served ``moves`` by difficulty name."""

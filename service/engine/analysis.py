@@ -216,7 +216,7 @@ class Engine:
     their searches run in parallel (the core releases the GIL). The shared
     table of proven bounds takes ``table_bytes`` (fixed at construction).
     ``observer``, when given, is called after every search that ran (not after
-    cache hits) with ``(nodes, seconds, stopped_by)``. ``max_depth``, on boards
+    cache hits) with ``(nodes, seconds, stopped_by, longest_side)``. ``max_depth``, on boards
     bigger than 7x7, makes the search one of that fixed depth, without the
     threat proofs: a weaker player (the brain's ``INFO max_depth``, and a
     baseline of ``bench/strength.py``).
@@ -300,7 +300,7 @@ class Engine:
             self._exhausted += result.stopped_by is StopReason.BUDGET
             self._deadline += result.stopped_by is StopReason.DEADLINE
         if self.observer is not None:
-            self.observer(result.nodes, elapsed, result.stopped_by)
+            self.observer(result.nodes, elapsed, result.stopped_by, max(board.rows, board.cols))
         if result.exact:
             self.answers.put(_answer_key(board), result)
         return result

@@ -209,5 +209,7 @@ def run_big(
     return CoreResult(tuple(moves), nodes, depth, _STOPS.get(stop), omitted, omitted_value)
 
 
-SearchObserver = Callable[[int, float, StopReason | None], None]
-"""Called after every search that ran with ``(nodes, seconds, stopped_by)``."""
+SearchObserver = Callable[[int, float, StopReason | None, int], None]
+"""Called after every search that ran with ``(nodes, seconds, stopped_by,
+longest_side)``: the board's longer side says which search ran (the exact
+core up to 7)."""

@@ -260,12 +260,19 @@ def test_concurrent_analyses_agree_with_sequential_ones() -> None:
 
 
 def test_observer_sees_every_search() -> None:
-    seen: list[tuple[int, float, StopReason | None]] = []
-    engine = Engine(observer=lambda nodes, seconds, stop: seen.append((nodes, seconds, stop)))
+    seen: list[tuple[int, float, StopReason | None, int]] = []
+    engine = Engine(
+        observer=lambda nodes, seconds, stop, side: seen.append((nodes, seconds, stop, side))
+    )
     engine.analyze(Board.parse("X........"))
     engine.analyze(Board.parse("X........"))
     engine.analyze(Board.parse("." * 49), node_budget=100)
-    assert [(n > 0, stop) for n, _, stop in seen] == [(True, None), (True, StopReason.BUDGET)]
+    engine.analyze(Board.from_moves(["h8"]), node_budget=100)
+    assert [(n > 0, stop, side) for n, _, stop, side in seen] == [
+        (True, None, 3),
+        (True, StopReason.BUDGET, 7),
+        (True, StopReason.BUDGET, 15),
+    ]
 
 
 def test_an_estimate_never_passes_a_cached_bound_off_as_a_score() -> None:

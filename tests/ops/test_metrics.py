@@ -17,6 +17,7 @@ def scrape(client: TestClient) -> str:
     client.post("/v1/move", json={"board": "X...O...."})
     client.post("/v1/move", json={"board": "X...O....", "difficulty": "easy", "seed": 1})
     client.post("/v1/analysis", json=heavy())  # beyond the budget
+    client.post("/v1/move", json={"moves": ["h8", "h9"], "time_limit_ms": 50})  # 15x15
     client.post("/v1/batch", json={"requests": [{"board": "........."}] * 3})
     for junk in ("/nope", "/wp-admin", "/a/b/c", "/v1/move/extra"):
         client.get(junk)
@@ -122,3 +123,12 @@ def test_duration_buckets_resolve_sub_millisecond_handlers(scrape: str) -> None:
     buckets = re.findall(r'http_request_duration_seconds_bucket\{le="([^"]+)"', scrape)
     bounds = sorted({float(b) for b in buckets if b != "+Inf"})
     assert bounds[0] <= 0.0001 and 1.0 <= bounds[-1] <= 10
+
+
+def test_searches_are_timed_by_board_size(scrape: str) -> None:
+    """Three classes of the longer side, each there from the start: 3-7 (the
+    exact core), 8-12 and 13-20 (the big-board search)."""
+    counts = _samples(scrape, "tictactoe_search_duration_seconds_count")
+    assert set(counts) == {'board="3-7"', 'board="8-12"', 'board="13-20"'}
+    assert counts['board="3-7"'] >= 1 and counts['board="13-20"'] == 1
+    assert counts['board="8-12"'] == 0
