@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize book bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize book tactics bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -89,11 +89,18 @@ sanitize: $(DEV_STAMP)
 book: $(DEV_STAMP)
 	$(PY) -m service.engine.book
 
+# The tactical suite (bench/tactics.json), rebuilt from its seed (bench/tactics.py).
+tactics: $(DEV_STAMP)
+	$(PY) bench/tactics.py --generate
+
 bench: $(DEV_STAMP)
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py
 	$(PY) bench/load.py
 	$(PY) bench/memory.py
+	$(PY) bench/gomoku.py
+	$(PY) bench/tactics.py
+	$(PY) bench/strength.py
 
 bench-profile: $(DEV_STAMP)
 	bash .ci/install-bench-tools.sh

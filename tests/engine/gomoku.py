@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from service.engine import Board, Player
+from service.engine import Analysis, Board, Outcome, Player
 
 # The patterns, in the core's order (core/big/pattern.h).
 DEAD, B1, F1, B2, F2, B3, F3, B4, F4, FIVE = range(10)
@@ -20,6 +20,11 @@ DEAD, B1, F1, B2, F2, B3, F3, B4, F4, FIVE = range(10)
 QUIET, KIND_F2, KIND_B3, KIND_F3, KIND_B4, KIND_F3F3, KIND_B4F3, KIND_FLEX4, KIND_FIVE = range(9)
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 EMPTY, OWN, BLOCKED = ".", "o", "x"
+
+
+def cells(marks: int) -> list[int]:
+    """The cells of a bitboard, lowest first."""
+    return [cell for cell in range(marks.bit_length()) if marks >> cell & 1]
 
 
 def half_width(k: int, exact: bool) -> int:
@@ -172,3 +177,114 @@ def check_vcf(board: Board, line: Sequence[int]) -> str | None:
             return "the line ends with a single five point to block"
         position = place(position, line[index + 1], attacker.other)
     return "the line ends before a win"
+
+
+def four_moves(board: Board, side: Player) -> set[int]:
+    """The empty cells where a stone of ``side`` leaves it a five point."""
+    shape = board.shape
+    marks = board.marks_of(side)
+    found = set()
+    for cell in board.empty_cells():
+        after = place(board, cell, side)
+        mine = marks | 1 << cell
+        # A new five point lies on a line through the cell.
+        for line in shape.lines_through[cell]:
+            empty = shape.lines[line] & ~mine & ~board.marks_of(side.other)
+            if (
+                empty
+                and empty & (empty - 1) == 0
+                and (mine & shape.lines[line]).bit_count() == (shape.k - 1)
+            ):
+                point = empty.bit_length() - 1
+                if shape.has_line_through(after.marks_of(side) | 1 << point, point):
+                    found.add(cell)
+                    break
+    return found
+
+
+def threat_moves(board: Board, side: Player) -> set[int]:
+    """The empty cells where a stone of ``side`` makes a three or more on some line
+    (a pattern of B3 and up): every win by threats starts on one of them."""
+    k, exact = board.shape.k, board.shape.overlines_matter
+    return {
+        cell
+        for cell in board.empty_cells()
+        if any(pattern(window(board, cell, d, side), k, exact, 2) >= B3 for d in range(4))
+    }
+
+
+def open_four_moves(board: Board, side: Player) -> set[int]:
+    """The empty cells where a stone of ``side`` makes two five points at once."""
+    return {
+        cell
+        for cell in four_moves(board, side)
+        if len(five_points(place(board, cell, side), side)) >= 2
+    }
+
+
+# -- what the tactical suite (bench/tactics.json) counts as a right answer ------
+
+
+def _win(board: Board, plies: int) -> int:
+    return board.shape.cells + 1 - plies
+
+
+def right_answer(entry: dict[str, object], analysis: Analysis) -> str | None:
+    """None when the answer is right for the entry's category, else why not."""
+    board = analysis.board
+    best = analysis.moves[0]
+    category = entry["category"]
+    if category == "five":
+        cells = entry["cells"]
+        assert isinstance(cells, list)
+        ok = best.cell in cells and best.exact and best.score == _win(board, 1)
+        return None if ok else f"best {best.cell} ({best.score}), not a five"
+    if category == "block":
+        if best.cell != entry["cell"]:
+            return f"best {best.cell}, not the block {entry['cell']}"
+        losing = [m for m in analysis.moves if m.cell != entry["cell"]]
+        if any(not m.exact or m.score != -_win(board, 2) for m in losing):
+            return "a move beside the block is not a proven loss in 2"
+        if analysis.omitted.count and analysis.omitted.score != -_win(board, 2):
+            return "the omitted moves are not proven losses in 2"
+        return None
+    if category == "double-four":
+        ok = analysis.outcome is Outcome.LOSS and analysis.exact and analysis.plies == 2
+        return None if ok else f"outcome {analysis.outcome}, not a loss in 2"
+    if category == "open-four":
+        cells = entry["cells"]
+        assert isinstance(cells, list)
+        ok = best.cell in cells and analysis.outcome is Outcome.WIN and analysis.plies == 3
+        found = f"best {best.cell}, outcome {analysis.outcome}, plies {analysis.plies}"
+        return None if ok else found
+    if category in ("vcf", "vct"):
+        return None if analysis.outcome is Outcome.WIN else f"outcome {analysis.outcome}, not a win"
+    assert category == "quiet"
+    return None if analysis.outcome is not Outcome.WIN else "claims a win with no threat to make"
+
+
+def claims_hold(analysis: Analysis) -> str | None:
+    """Every proven win whose line is all fours holds against every defence."""
+    for move in analysis.moves:
+        won = move.proven is Outcome.WIN or (move.exact and move.score > 0)
+        if won and all_fours(analysis.board, move.line):
+            broken = check_vcf(analysis.board, move.line)
+            if broken:
+                return f"the win by {move.cell} does not hold: {broken}"
+    return None
+
+
+def all_fours(board: Board, line: Sequence[int]) -> bool:
+    """Whether every attacker move of ``line`` makes a four (a line of continuous fours)."""
+    attacker = board.side_to_move
+    position = board
+    for index, cell in enumerate(line):
+        if index % 2 == 0:
+            if cell in five_points(position, attacker):
+                return True
+            position = place(position, cell, attacker)
+            if not five_points(position, attacker):
+                return False
+        else:
+            position = place(position, cell, attacker.other)
+    return True

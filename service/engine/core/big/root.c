@@ -33,7 +33,7 @@
 #define LOSS_SHARE 10 /* ... for the other side's fours after each candidate */
 #define VCT_DEPTH 8   /* attacker moves of the VCT, continuous fours below included */
 #define VCT_VCF_DEPTH 12
-#define DEEPEST 60
+#define DEEPEST (MAX_PLY - 8) /* iterations stop there, a depth few searches reach */
 
 static inline int
 count_line(const Line *line)
