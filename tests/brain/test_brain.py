@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,12 @@ def test_a_game_from_an_opening_sets_the_board_for_each_brain() -> None:
     game = play(15, Rule.FREESTYLE, turn_ms=100, opening=[(7, 7), (8, 8), (6, 8)])
     assert game.forfeit is None and game.moves[:3] == [(7, 7), (8, 8), (6, 8)]
     assert len(game.moves) > 4
+
+
+def test_the_readmes_session_is_what_the_brain_answers() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("## The Gomocup brain") :]
+    session = section[section.index("```text\n") + 8 : section.index("\n```", 8)]
+    sent = [line[2:] for line in session.splitlines() if line.startswith("> ")]
+    expected = [line[2:] for line in session.splitlines() if line.startswith("< ")]
+    assert run(*sent) == expected
