@@ -42,9 +42,11 @@ BUDGET = 3_000_000  # as bench/engine.py's node rate
 TABLE_BYTES = 64 << 20  # the default table
 
 
-def export(revision: str, here: Path) -> None:
-    """``revision``'s ``setup.py`` and engine sources, written under ``here``."""
-    paths = ["setup.py", "service/engine"]
+def export(
+    revision: str, here: Path, paths: tuple[str, ...] = ("setup.py", "service/engine")
+) -> None:
+    """``revision``'s ``paths`` (by default its ``setup.py`` and engine sources),
+    written under ``here``."""
     if revision == ".":
         for path in paths:
             subprocess.run(["cp", "-r", "--parents", path, str(here)], cwd=REPO, check=True)

@@ -80,7 +80,7 @@ def previous_brain(revision: str, scratch: Path) -> Entrant:
     """The brain of ``revision``: its service package, its core built in place."""
     here = scratch / "previous"
     here.mkdir()
-    export(revision, here)
+    export(revision, here, ("setup.py", "service"))
     if not (here / "service" / "brain.py").exists():
         raise SystemExit(f"{revision} has no brain (service/brain.py)")
     sources, flags = setup_extension(here / "setup.py")
