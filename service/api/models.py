@@ -23,7 +23,7 @@ RuleName = Literal["freestyle", "exact"]
 MoveName = int | str
 MAX_COORDINATE_LENGTH = 8
 StatusName = Literal["in_progress", "won", "drawn"]
-StopName = Literal["budget", "deadline"]
+StopName = Literal["budget", "deadline", "decided"]
 # The longest time limit a request may name; the server's own deadline
 # (TTT_SEARCH_DEADLINE_MS) caps it further.
 MAX_TIME_LIMIT_MS = 600_000
@@ -31,7 +31,9 @@ STOPPED_BY_DESCRIPTION = (
     "Why the search answered with estimates: 'budget' (the node budget ran out: independent "
     "of the machine's load, though a repeated question may get a deeper answer from what "
     "earlier searches left in the shared table) or 'deadline' (the time limit ran out: depends "
-    "on the server's load). Never cached. Null when exact."
+    "on the server's load) or 'decided' (big boards: a win was proven, or every move but one "
+    "was proven to lose, so the other moves got a depth-1 estimate and no more search). "
+    "Never cached. Null when exact."
 )
 
 BOARD_DESCRIPTION = (

@@ -49,9 +49,16 @@ class StopReason(Enum):
     # searches left in the shared table may still let a repeat search deeper).
     BUDGET = "budget"
     DEADLINE = "deadline"  # the wall-clock deadline: depends on the machine's load
+    # Big boards only: the choice was made (a proven win, or the one move that is
+    # not a proven loss), so the other moves got depth-1 estimates and no more.
+    DECIDED = "decided"
 
 
-_STOPS = {_core.STOP_BUDGET: StopReason.BUDGET, _core.STOP_DEADLINE: StopReason.DEADLINE}
+_STOPS = {
+    _core.STOP_BUDGET: StopReason.BUDGET,
+    _core.STOP_DEADLINE: StopReason.DEADLINE,
+    _core.STOP_DECIDED: StopReason.DECIDED,
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,6 +192,25 @@ def test_estimates_stay_estimates() -> None:
         assert not move.exact and move.proven is None and -1 < move.score < 1
 
 
+@pytest.mark.parametrize(
+    "moves",
+    [
+        OPEN_THREE,  # a win in 3 to make
+        ["h8", "g8", "i8", "a3", "j8", "a5", "k8"],  # one four to block, the block unproven
+    ],
+    ids=["won", "forced"],
+)
+def test_a_decided_choice_stops_the_search_after_depth_one(moves: list[str]) -> None:
+    """With the choice made, the budget is not spent: the other moves get
+    depth-1 estimates, and the answer says why it stopped."""
+    budget = 5_000_000
+    analysis = analyse(moves, budget=budget)
+    assert analysis.stopped_by is StopReason.DECIDED and not analysis.exact
+    assert analysis.depth == 1 and analysis.nodes < budget // 4
+    won = analysis.outcome is Outcome.WIN
+    assert won or all(m.exact and m.score < 0 for m in analysis.moves[1:])
+
+
 def test_the_node_budget_bounds_a_big_search() -> None:
     board = Board.from_moves(["h8", "i9", "h10", "j8"])
     for budget in (1, 5_000, 50_000):

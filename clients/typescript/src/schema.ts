@@ -183,9 +183,9 @@ export interface components {
             depth: number;
             /**
              * Stopped By
-             * @description Why the search answered with estimates: 'budget' (the node budget ran out: independent of the machine's load, though a repeated question may get a deeper answer from what earlier searches left in the shared table) or 'deadline' (the time limit ran out: depends on the server's load). Never cached. Null when exact.
+             * @description Why the search answered with estimates: 'budget' (the node budget ran out: independent of the machine's load, though a repeated question may get a deeper answer from what earlier searches left in the shared table) or 'deadline' (the time limit ran out: depends on the server's load) or 'decided' (big boards: a win was proven, or every move but one was proven to lose, so the other moves got a depth-1 estimate and no more search). Never cached. Null when exact.
              */
-            stopped_by: ("budget" | "deadline") | null;
+            stopped_by: ("budget" | "deadline" | "decided") | null;
             /**
              * Moves
              * @description The legal moves, best first: every one up to 7x7, the search's candidates on bigger boards (see omitted).
@@ -372,9 +372,9 @@ export interface components {
             depth: number;
             /**
              * Stopped By
-             * @description Why the search answered with estimates: 'budget' (the node budget ran out: independent of the machine's load, though a repeated question may get a deeper answer from what earlier searches left in the shared table) or 'deadline' (the time limit ran out: depends on the server's load). Never cached. Null when exact.
+             * @description Why the search answered with estimates: 'budget' (the node budget ran out: independent of the machine's load, though a repeated question may get a deeper answer from what earlier searches left in the shared table) or 'deadline' (the time limit ran out: depends on the server's load) or 'decided' (big boards: a win was proven, or every move but one was proven to lose, so the other moves got a depth-1 estimate and no more search). Never cached. Null when exact.
              */
-            stopped_by: ("budget" | "deadline") | null;
+            stopped_by: ("budget" | "deadline" | "decided") | null;
             /**
              * Board
              * @description The position asked about, in canonical form.

@@ -31,7 +31,7 @@
 #define HOT
 #endif
 
-enum stop_reason { STOP_NONE = 0, STOP_BUDGET = 1, STOP_DEADLINE = 2, STOP_CANCELLED = 3 };
+enum stop_reason { STOP_NONE = 0, STOP_BUDGET = 1, STOP_DEADLINE = 2, STOP_CANCELLED = 3, STOP_DECIDED = 4 };
 
 static inline uint64_t
 mix64(uint64_t z)

@@ -610,6 +610,7 @@ PyInit__core(void)
         PyModule_AddIntConstant(m, "STOP_BUDGET", STOP_BUDGET) < 0 ||
         PyModule_AddIntConstant(m, "STOP_DEADLINE", STOP_DEADLINE) < 0 ||
         PyModule_AddIntConstant(m, "STOP_CANCELLED", STOP_CANCELLED) < 0 ||
+        PyModule_AddIntConstant(m, "STOP_DECIDED", STOP_DECIDED) < 0 ||
         PyModule_AddIntConstant(m, "BUCKET_BYTES", BUCKET_BYTES) < 0 ||
         PyModule_AddIntConstant(m, "BUCKET_SLOTS", BUCKET_SLOTS) < 0 ||
         PyModule_AddIntConstant(m, "BIG_MAX_SIDE", BIG_MAX_SIDE) < 0 ||

@@ -23,7 +23,7 @@ Outcome = Literal["win", "draw", "loss"]
 Status = Literal["in_progress", "won", "drawn"]
 Difficulty = Literal["perfect", "hard", "medium", "easy"]
 HealthStatus = Literal["ok", "starting", "stopping"]
-StopReason = Literal["budget", "deadline"]
+StopReason = Literal["budget", "deadline", "decided"]
 Rule = Literal["freestyle", "exact"]
 # A move of a move list: a cell index, or a gomoku coordinate such as "h8".
 MoveName = int | str

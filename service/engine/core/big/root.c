@@ -119,7 +119,7 @@ share(uint64_t budget, int percent)
 
 /* Phase 4: iterative deepening over the moves not settled. */
 static int
-deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget)
+deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest)
 {
     BigBoard *b = &S->board;
     int order[BIG_MAX_CELLS], keys[BIG_MAX_CELLS], n = 0;
@@ -146,7 +146,6 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget)
     int reached = 0;
     int best_value = -WIN - 1;
     int empties = b->sh->cells - b->count;
-    int deepest = S->max_depth > 0 && S->max_depth < DEEPEST ? S->max_depth : DEEPEST;
     for (int depth = 1; depth <= deepest && depth <= empties; depth++) {
         /* Depth 1 always completes, whatever the budget or the deadline. */
         S->clock.unlimited = depth == 1;
@@ -242,7 +241,7 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     const BigShape *sh = b->sh;
     int me = b->side, them = !me;
     BigRootResult result = {0, STOP_NONE, 0, 0.0, 0};
-    int deadline_hit = 0, cancelled = 0;
+    int deadline_hit = 0, cancelled = 0, decided = 0;
 
     /* The candidates, in the order of the move generator's static scores. */
     int16_t cells[BIG_MAX_CELLS];
@@ -391,10 +390,22 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
         phase_stopped(&S->clock, &deadline_hit, &cancelled);
     }
 
-    /* 4. Estimates: after a deadline, depth 1 only. */
+    /* 4. Estimates. Depth 1 only after a deadline, and when the choice is
+     * made: a win is proven, or every move but one is a proven loss. */
     if (!cancelled) {
+        int open = 0, lost = 0;
+        for (int i = 0; i < n; i++) {
+            open += !moves[i].settled;
+            lost += moves[i].settled && moves[i].value < 0;
+        }
+        int forced = open == 1 && lost == n - 1 && (result.omitted == 0 || result.omitted_proven);
+        int deepest = S->max_depth > 0 && S->max_depth < DEEPEST ? S->max_depth : DEEPEST;
+        if (won || forced) {
+            deepest = 1;
+            decided = !deadline_hit;
+        }
         S->clock.limit = deadline_hit ? S->clock.nodes : budget;
-        result.depth = deepen(S, moves, n, budget);
+        result.depth = deepen(S, moves, n, budget, deepest);
         phase_stopped(&S->clock, &deadline_hit, &cancelled);
     }
     for (int i = 0; i < n && !cancelled; i++) {
@@ -414,7 +425,7 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
         result.stop = STOP_CANCELLED;
     }
     else if (inexact) {
-        result.stop = deadline_hit ? STOP_DEADLINE : STOP_BUDGET;
+        result.stop = deadline_hit ? STOP_DEADLINE : decided ? STOP_DECIDED : STOP_BUDGET;
     }
     return result;
 }
