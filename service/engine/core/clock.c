@@ -121,6 +121,33 @@ unallow(Clock *c, uint64_t limit)
     c->limit = limit;
 }
 
+int64_t
+allow_time(Clock *c, int percent)
+{
+    int64_t saved = c->phase_ns;
+    int64_t deadline = c->ctl != NULL ? atomic_load(&c->ctl->deadline_ns) : 0;
+    if (deadline != 0) {
+        int64_t now = now_ns();
+        int64_t end = deadline > now ? now + (deadline - now) / 100 * percent : now;
+        if (saved == 0 || end < saved) {
+            c->phase_ns = end;
+        }
+    }
+    return saved;
+}
+
+void
+unallow_time(Clock *c, int64_t phase_ns)
+{
+    c->phase_ns = phase_ns;
+}
+
+int
+time_over(const Clock *c)
+{
+    return c->phase_ns != 0 && now_ns() >= c->phase_ns;
+}
+
 void
 clock_check(const Clock *c, int *deadline_hit, int *cancelled)
 {

@@ -31,6 +31,7 @@ typedef struct {
     uint64_t limit;     /* the node count at which the search stops (STOP_BUDGET) */
     int stop;           /* why the search stopped (STOP_*), STOP_NONE while it runs */
     int unlimited;      /* count nodes but never stop (the estimates' depth 1) */
+    int64_t phase_ns;   /* a phase's own time limit (allow_time()); 0: none */
 } Clock;
 
 static inline int64_t
@@ -60,9 +61,16 @@ count_node(Clock *c)
             return 1;
         }
         int64_t deadline = atomic_load_explicit(&c->ctl->deadline_ns, memory_order_relaxed);
-        if (deadline != 0 && now_ns() >= deadline) {
-            c->stop = STOP_DEADLINE;
-            return 1;
+        if (deadline != 0 || c->phase_ns != 0) {
+            int64_t now = now_ns();
+            if (deadline != 0 && now >= deadline) {
+                c->stop = STOP_DEADLINE;
+                return 1;
+            }
+            if (c->phase_ns != 0 && now >= c->phase_ns) {
+                c->stop = STOP_BUDGET; /* the phase's: unallow() clears it */
+                return 1;
+            }
         }
     }
     return 0;
@@ -73,6 +81,15 @@ count_node(Clock *c)
  * clears a budget stop that was the allowance's, not the search's. */
 uint64_t allow(Clock *c, uint64_t allowance);
 void unallow(Clock *c, uint64_t limit);
+
+/* The same in time: a phase that may spend at most ``percent`` of the time
+ * left before the deadline (no limit without one). allow_time() returns the
+ * phase limit to restore; its stop is a budget stop, which unallow() clears,
+ * so the two go in pairs: allow(), allow_time(), ..., unallow_time(),
+ * unallow(). time_over() says whether the phase's time has run out. */
+int64_t allow_time(Clock *c, int percent);
+void unallow_time(Clock *c, int64_t phase_ns);
+int time_over(const Clock *c);
 
 /* Whether the deadline has passed (*deadline_hit) or the search was cancelled
  * (*cancelled), looked at once, outside the node count. */

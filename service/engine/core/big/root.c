@@ -28,9 +28,12 @@
  */
 #include "root.h"
 
-#define VCF_SHARE 10  /* percent of the budget for the mover's continuous fours */
-#define VCT_SHARE 20  /* ... for its fours and threes */
-#define LOSS_SHARE 10 /* ... for the other side's fours after each candidate */
+/* Each phase's share of the node budget and of the time left before the deadline. */
+#define VCF_SHARE 10    /* percent for the mover's continuous fours */
+#define VCT_SHARE 20    /* ... for its fours and threes */
+#define LOSS_SHARE 10   /* ... for the other side's fours after each candidate */
+#define VERIFY_SHARE 15 /* ... kept from the estimates to check the best against threes */
+#define VERIFY_MOVES 4  /* the most moves that check refutes before the best is kept */
 #define VCT_DEPTH 8   /* attacker moves of the VCT, continuous fours below included */
 #define VCT_VCF_DEPTH 12
 #define DEEPEST (MAX_PLY - 8) /* iterations stop there, a depth few searches reach */
@@ -234,6 +237,42 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
     return reached;
 }
 
+/* 5. The best estimate against the other side's fours and threes: a move
+ * after which they win by VCT is a proven loss, and the next best is checked,
+ * up to VERIFY_MOVES moves. (Phase 3 only looked for their fours.) */
+static void
+verify_best(BigSearch *S, BigRootMove *moves, int count, uint64_t budget)
+{
+    BigBoard *b = &S->board;
+    for (int tried = 0; tried < VERIFY_MOVES && !S->clock.stop; tried++) {
+        BigRootMove *best = NULL;
+        for (int i = 0; i < count; i++) {
+            if (!moves[i].settled && (best == NULL || moves[i].value > best->value)) {
+                best = &moves[i];
+            }
+        }
+        if (best == NULL) {
+            return;
+        }
+        Line proof;
+        big_play(b, best->cell);
+        uint64_t limit = allow(&S->clock, (budget > S->clock.nodes ? budget - S->clock.nodes : 0) / 2 + 1);
+        int plies = big_vct(S, VCT_DEPTH, VCT_VCF_DEPTH, &proof);
+        unallow(&S->clock, limit);
+        big_undo(b, best->cell);
+        if (!plies) {
+            return;
+        }
+        Line line;
+        line.length = 0;
+        line.cell[line.length++] = (int16_t)best->cell;
+        for (int j = 0; j < count_line(&proof) && line.length < BIG_MAX_CELLS; j++) {
+            line.cell[line.length++] = proof.cell[j];
+        }
+        set_proof(best, b, -(plies + 1), 0, &line);
+    }
+}
+
 BigRootResult
 big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
 {
@@ -341,11 +380,15 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     if (prove && !won && !their_points && !deadline_hit && !cancelled) {
         Line proof;
         uint64_t limit = allow(&S->clock, share(budget, VCF_SHARE));
+        int64_t phase = allow_time(&S->clock, VCF_SHARE);
         int plies = big_vcf(S, VCF_MAX_DEPTH, &proof);
+        unallow_time(&S->clock, phase);
         unallow(&S->clock, limit);
         if (!plies && !S->clock.stop) {
             limit = allow(&S->clock, share(budget, VCT_SHARE));
+            phase = allow_time(&S->clock, VCT_SHARE);
             plies = big_vct(S, VCT_DEPTH, VCT_VCF_DEPTH, &proof);
+            unallow_time(&S->clock, phase);
             unallow(&S->clock, limit);
         }
         if (plies) {
@@ -366,7 +409,8 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
             open += !moves[i].settled;
         }
         uint64_t each = open ? share(budget, LOSS_SHARE) / (uint64_t)open + 1 : 0;
-        for (int i = 0; i < n && !S->clock.stop; i++) {
+        int64_t phase = allow_time(&S->clock, LOSS_SHARE);
+        for (int i = 0; i < n && !S->clock.stop && !time_over(&S->clock); i++) {
             BigRootMove *m = &moves[i];
             if (m->settled) {
                 continue;
@@ -387,6 +431,7 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
                 set_proof(m, b, -(plies + 1), 0, &line);
             }
         }
+        unallow_time(&S->clock, phase);
         phase_stopped(&S->clock, &deadline_hit, &cancelled);
     }
 
@@ -404,9 +449,30 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
             deepest = 1;
             decided = !deadline_hit;
         }
-        S->clock.limit = deadline_hit ? S->clock.nodes : budget;
-        result.depth = deepen(S, moves, n, budget, deepest);
+        /* What 5. needs is kept from the estimates: VERIFY_SHARE of the
+         * nodes left and of the time left. */
+        uint64_t until = budget;
+        int verify = prove && !won && !forced && !deadline_hit;
+        if (verify && S->clock.nodes < budget) {
+            until = budget - (budget - S->clock.nodes) / 100 * VERIFY_SHARE;
+        }
+        S->clock.limit = deadline_hit ? S->clock.nodes : until;
+        int64_t phase = verify ? allow_time(&S->clock, 100 - VERIFY_SHARE) : 0;
+        result.depth = deepen(S, moves, n, until, deepest);
+        int timed_out = 0;
+        if (verify) {
+            /* The estimates' share ran out, not the search's: in time, that
+             * is the deadline's doing. */
+            timed_out = S->clock.stop == STOP_BUDGET && time_over(&S->clock);
+            unallow_time(&S->clock, phase);
+            if (S->clock.stop == STOP_BUDGET) {
+                S->clock.stop = STOP_NONE;
+            }
+            S->clock.limit = budget;
+            verify_best(S, moves, n, budget);
+        }
         phase_stopped(&S->clock, &deadline_hit, &cancelled);
+        deadline_hit |= timed_out;
     }
     for (int i = 0; i < n && !cancelled; i++) {
         BigRootMove *m = &moves[i];
