@@ -257,7 +257,7 @@ verify_best(BigSearch *S, BigRootMove *moves, int count, uint64_t budget)
         Line proof;
         big_play(b, best->cell);
         uint64_t limit = allow(&S->clock, (budget > S->clock.nodes ? budget - S->clock.nodes : 0) / 2 + 1);
-        int plies = big_vct(S, VCT_DEPTH, VCT_VCF_DEPTH, &proof);
+        int plies = big_vct_deepening(S, VCT_DEPTH, VCT_VCF_DEPTH, &proof);
         unallow(&S->clock, limit);
         big_undo(b, best->cell);
         if (!plies) {
@@ -387,7 +387,7 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
         if (!plies && !S->clock.stop) {
             limit = allow(&S->clock, share(budget, VCT_SHARE));
             phase = allow_time(&S->clock, VCT_SHARE);
-            plies = big_vct(S, VCT_DEPTH, VCT_VCF_DEPTH, &proof);
+            plies = big_vct_deepening(S, VCT_DEPTH, VCT_VCF_DEPTH, &proof);
             unallow_time(&S->clock, phase);
             unallow(&S->clock, limit);
         }

@@ -65,6 +65,10 @@ int big_vcf(BigSearch *S, int depth, Line *line);
  * big_defences() lists them. */
 int big_vct(BigSearch *S, int depth, int vcf_depth, Line *line);
 
+/* big_vct() at depths 1, 2, ... up to ``depth``: the shortest wins first,
+ * and each failure, remembered, prunes the deeper tries. */
+int big_vct_deepening(BigSearch *S, int depth, int vcf_depth, Line *line);
+
 /* The moves of the side to move that stop the other side's open fours to be
  * (its flex4 cells), and its own fours: every move not listed loses. */
 void big_defences(BigSearch *S, Cells *out);

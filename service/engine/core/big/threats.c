@@ -323,8 +323,22 @@ big_vct(BigSearch *S, int depth, int vcf_depth, Line *line)
             cells_add(&moves, forced);
         }
     }
-    Line rest, best_rest;
+    /* The strongest threats first, by the search's move order. */
+    int16_t order[BIG_MAX_CELLS];
+    int keys[BIG_MAX_CELLS], n = 0;
     for (int c = cells_next(&moves, -1); c >= 0; c = cells_next(&moves, c)) {
+        int key = big_move_order(S, c, MAX_PLY), j = n++;
+        while (j > 0 && keys[j - 1] < key) {
+            order[j] = order[j - 1];
+            keys[j] = keys[j - 1];
+            j--;
+        }
+        order[j] = (int16_t)c;
+        keys[j] = key;
+    }
+    Line rest, best_rest;
+    for (int i = 0; i < n; i++) {
+        int c = order[i];
         big_play(b, c);
         int block, status = after_attack(b, &block);
         int result = 0;
@@ -379,5 +393,17 @@ big_vct(BigSearch *S, int depth, int vcf_depth, Line *line)
         }
     }
     remember_failure(S, slot, THREAT_VCT, depth);
+    return 0;
+}
+
+int
+big_vct_deepening(BigSearch *S, int depth, int vcf_depth, Line *line)
+{
+    for (int d = 1; d <= depth; d++) {
+        int found = big_vct(S, d, vcf_depth, line);
+        if (found || S->clock.stop) {
+            return found;
+        }
+    }
     return 0;
 }
