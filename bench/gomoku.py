@@ -6,8 +6,10 @@
    its default settings) answers ``POST /v1/move`` one request at a time, for
    positions on 15x15 and 20x20 under both rules: half from games the engine
    plays against itself at a small budget with random moves mixed in (4 to 60
-   stones), half of 100 to 160 stones with no threat on the board (see
-   dense_positions()).
+   stones), half of 100 to 160 stones with no three or four on the board (see
+   dense_positions()): of those, half that a small search cannot decide (they
+   take the whole deadline) and half as they come (nearly all of which hold a
+   quick win by fours, proven and answered at once).
    p50, p99 and the longest, per board and rule, and for the positions of 100
    stones and more. Target: p99 at most TARGET_P99 seconds.
 2. Node rate: mid-game 15x15 positions, each searched with RATE_BUDGET nodes
@@ -42,7 +44,7 @@ from pathlib import Path
 
 from local_server import LocalServer
 
-from service.engine import Board, Engine, Rule, _core, geometry, suggest
+from service.engine import Board, Engine, Rule, StopReason, _core, geometry, suggest
 
 TARGET_P99 = 1.0
 TARGET_CORES = 1.8
@@ -53,6 +55,7 @@ SEARCH_MIB = 4
 HEADROOM_MIB = 48
 MEMORY_REQUESTS = 160
 DENSE = 100  # stones from which a position counts as dense
+UNDECIDED_NODES = 20_000
 QUIET_KIND = 1  # the big board's kinds: quiet (0) or an open two (1), nothing more
 
 
@@ -76,11 +79,15 @@ def game_positions(count: int, size: int, rule: Rule, rng: random.Random) -> lis
     return found
 
 
-def dense_positions(count: int, size: int, rule: Rule, rng: random.Random) -> list[Board]:
+def dense_positions(
+    count: int, size: int, rule: Rule, rng: random.Random, undecided: bool = True
+) -> list[Board]:
     """Positions of 100 to 160 stones with no threat on the board: the stones are
     placed one by one, alternating, each where it makes nothing more than an
-    open two for its side (no three, no four), so that the search has no tactic
-    to end it early (the hardest kind of position for its clock)."""
+    open two for its side (no three, no four); kept when a search of
+    UNDECIDED_NODES proves nothing (unless not ``undecided``), so that the search has no tactic to end it
+    early (the hardest kind of position for its clock: most such boards hold a
+    quick win by fours, which the search proves and stops)."""
     shape = geometry(size, size, 5, rule)
     exact = shape.overlines_matter
     found: list[Board] = []
@@ -103,7 +110,10 @@ def dense_positions(count: int, size: int, rule: Rule, rng: random.Random) -> li
         if len(moves) < DENSE:
             continue
         board = Board.from_moves(moves, rows=size, rule=rule)
-        if not board.is_game_over():
+        if board.is_game_over():
+            continue
+        probe = Engine(node_budget=UNDECIDED_NODES, table_bytes=1 << 20).analyze(board)
+        if not undecided or (probe.outcome is None and probe.stopped_by is not StopReason.DECIDED):
             found.append(board)
     return found
 
@@ -129,7 +139,8 @@ def percentile(values: list[float], share: float) -> float:
 def time_per_move(count: int, rng: random.Random, logs: Path) -> dict[str, object]:
     sets = {
         (size, rule): game_positions(count // 2, size, rule, rng)
-        + dense_positions(count - count // 2, size, rule, rng)
+        + dense_positions(count // 4, size, rule, rng)
+        + dense_positions(count - count // 2 - count // 4, size, rule, rng, undecided=False)
         for size in (15, 20)
         for rule in Rule
     }
@@ -193,7 +204,7 @@ def cores(rng: random.Random) -> float:
 
 def memory(rng: random.Random, logs: Path) -> dict[str, object]:
     boards = game_positions(MEMORY_REQUESTS // 2, 20, Rule.FREESTYLE, rng)
-    boards += dense_positions(MEMORY_REQUESTS - len(boards), 20, Rule.EXACT, rng)
+    boards += dense_positions(MEMORY_REQUESTS - len(boards), 20, Rule.EXACT, rng, undecided=False)
     threads = os.cpu_count() or 1
     with LocalServer({}, logs / "memory.log", cpu=None) as server:
         base = server.rss_kib()

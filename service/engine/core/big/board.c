@@ -263,11 +263,11 @@ pattern_at(const BigBoard *b, int cell, int d, int s)
     return table != NULL ? table[b->code[cell][d][s]] : read_pattern(b, cell, d, s);
 }
 
-/* Side ``s``'s stone on ``cell`` arrives (sign 1) or leaves (sign -1): the
- * codes of the cells in its windows change, and the empty ones' patterns are
- * read again. */
+/* Side ``s``'s stone arrives on ``cell``: the codes of the cells in its
+ * windows change, and the empty ones' patterns are read again. What each cell
+ * was goes on the undo stack first. */
 static inline __attribute__((always_inline)) void
-refresh_around(BigBoard *b, int cell, int s, int sign)
+refresh_around(BigBoard *b, int cell, int s)
 {
     const BigShape *sh = b->sh;
     const uint8_t *table = sh->patterns->table;
@@ -282,12 +282,18 @@ refresh_around(BigBoard *b, int cell, int s, int sign)
                 continue;
             }
             int n = line[q];
+            BigChange *change = &b->change[b->changes++];
+            change->cell = (int16_t)n;
+            change->d = (uint8_t)d;
+            memcpy(change->pattern, (uint8_t[2]){b->pattern[n][0][d], b->pattern[n][1][d]}, 2);
+            memcpy(change->combo, b->combo[n], sizeof(change->combo));
+            memcpy(change->code, b->code[n][d], sizeof(change->code));
             if (table != NULL) {
                 /* The stone lies ``p - q`` cells along from n. */
                 uint32_t weight = sh->weight[p - q + half];
                 uint32_t *code = b->code[n][d];
-                code[s] += (uint32_t)sign * weight;
-                code[!s] += (uint32_t)sign * 2 * weight;
+                code[s] += weight;
+                code[!s] += 2 * weight;
                 if (!b->stone[n]) {
                     repattern(b, n, 0, d, table[code[0]]);
                     repattern(b, n, 1, d, table[code[1]]);
@@ -304,7 +310,7 @@ refresh_around(BigBoard *b, int cell, int s, int sign)
 void
 big_board_init(BigBoard *b, const BigShape *sh)
 {
-    memset(b, 0, sizeof(*b));
+    memset(b, 0, offsetof(BigBoard, saved)); /* the undo stack: only its height */
     b->sh = sh;
     for (int cell = 0; cell < sh->cells; cell++) {
         for (int d = 0; d < 4; d++) {
@@ -330,13 +336,15 @@ big_play(BigBoard *b, int cell)
 {
     const BigShape *sh = b->sh;
     int s = b->side;
+    memcpy(&b->saved[b->count].sums, &b->worth_sum, sizeof(BigSums));
+    b->saved[b->count].changes = b->changes;
     forget_cell(b, cell);
     cells_remove(&b->near, cell);
     b->stone[cell] = (uint8_t)(s + 1);
     for (int d = 0; d < 4; d++) {
         b->line_stones[s][sh->line_of[cell][d]] |= (uint64_t)1 << (sh->half + sh->place[cell][d]);
     }
-    refresh_around(b, cell, s, 1);
+    refresh_around(b, cell, s);
     for (int i = 0; i < sh->near_count[cell]; i++) {
         int n = sh->near[cell][i];
         if (b->near_stones[n]++ == 0 && !b->stone[n]) {
@@ -368,15 +376,22 @@ big_undo(BigBoard *b, int cell)
     for (int d = 0; d < 4; d++) {
         b->line_stones[s][sh->line_of[cell][d]] &= ~((uint64_t)1 << (sh->half + sh->place[cell][d]));
     }
-    for (int d = 0; d < 4; d++) {
-        b->pattern[cell][0][d] = (uint8_t)pattern_at(b, cell, d, 0);
-        b->pattern[cell][1][d] = (uint8_t)pattern_at(b, cell, d, 1);
+    /* The cell's own patterns and combinations were left as they were when
+     * the stone came (a stone's are never read again, nor changed). */
+    int from = b->saved[b->count].changes;
+    for (int i = b->changes - 1; i >= from; i--) {
+        const BigChange *change = &b->change[i];
+        int n = change->cell, d = change->d;
+        memcpy(b->code[n][d], change->code, sizeof(change->code));
+        b->pattern[n][0][d] = change->pattern[0];
+        b->pattern[n][1][d] = change->pattern[1];
+        memcpy(b->combo[n], change->combo, sizeof(change->combo));
     }
-    count_cell(b, cell);
+    b->changes = from;
+    memcpy(&b->worth_sum, &b->saved[b->count].sums, sizeof(BigSums));
     if (b->near_stones[cell]) {
         cells_add(&b->near, cell);
     }
-    refresh_around(b, cell, s, -1);
 }
 
 int

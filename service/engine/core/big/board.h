@@ -24,6 +24,8 @@
 
 #include "pattern.h"
 
+#include <stddef.h>
+
 #define BIG_MAX_SIDE 20
 #define BIG_MAX_CELLS 400
 #define BIG_MAX_LINES 118 /* 20 rows, 20 columns, 39 + 39 diagonals */
@@ -133,6 +135,26 @@ typedef struct {
  * with the GIL held: the first use of a (k, rule) builds its patterns. */
 int big_shape_init(BigShape *sh, int rows, int cols, int k, int exact);
 
+/* The running sums and the sets of cells (see above), kept as one block. */
+#define BIG_SUMS                                                                                   \
+    int32_t worth_sum[2];                                                                          \
+    Cells five[2], flex4[2], four[2], three[2];
+typedef struct {
+    BIG_SUMS
+} BigSums;
+
+/* What big_play() changed around its cell, for big_undo() to put back: one
+ * cell's code along one direction, and its patterns and combinations then. */
+typedef struct {
+    int16_t cell;
+    uint8_t d;
+    uint8_t pattern[2];
+    uint16_t combo[2];
+    uint32_t code[2];
+} BigChange;
+/* A move changes at most the other cells of its 4 lines. */
+#define BIG_MAX_CHANGES (BIG_MAX_CELLS * 4 * (BIG_MAX_SIDE - 1))
+
 typedef struct {
     const BigShape *sh;
     int side;  /* the side to move: 0 (X) or 1 (O) */
@@ -146,10 +168,21 @@ typedef struct {
     uint32_t code[BIG_MAX_CELLS][4][2];
     uint8_t pattern[BIG_MAX_CELLS][2][4];
     uint16_t combo[BIG_MAX_CELLS][2]; /* the four patterns' combination: see cell_kind() */
-    int32_t worth_sum[2];
-    Cells five[2], flex4[2], four[2], three[2];
+    struct {
+        BIG_SUMS
+    }; /* (one block: big_play() saves it whole, as a BigSums) */
     Cells near; /* empty cells within two of a stone (a 5x5 square) */
     uint8_t near_stones[BIG_MAX_CELLS];
+    /* The undo stack (not cleared by big_board_init(): only its height is).
+     * Before each move, the sums and sets (worth_sum to three, copied whole)
+     * and the height of the changes; big_undo() puts both back, so taking a
+     * move back costs copies, not pattern lookups. */
+    int changes;
+    struct {
+        BigSums sums;
+        int changes;
+    } saved[BIG_MAX_CELLS];
+    BigChange change[BIG_MAX_CHANGES];
 } BigBoard;
 
 /* What a combination of four patterns makes of a cell: its kind, the sets
