@@ -84,10 +84,11 @@ def dense_positions(
 ) -> list[Board]:
     """Positions of 100 to 160 stones with no threat on the board: the stones are
     placed one by one, alternating, each where it makes nothing more than an
-    open two for its side (no three, no four); kept when a search of
-    UNDECIDED_NODES proves nothing (unless not ``undecided``), so that the search has no tactic to end it
-    early (the hardest kind of position for its clock: most such boards hold a
-    quick win by fours, which the search proves and stops)."""
+    open two for its side (no three, no four). With ``undecided``, a board is
+    kept only when a search of UNDECIDED_NODES proves nothing, so that the
+    search has no tactic to end it early (the hardest kind of position for its
+    clock: most such boards hold a quick win by fours, which the search proves
+    and stops)."""
     shape = geometry(size, size, 5, rule)
     exact = shape.overlines_matter
     found: list[Board] = []
