@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +92,35 @@ def test_larger_boards(client: TestClient) -> None:
     estimate = client.post("/v1/analysis", json={"board": HARD}).json()
     assert estimate["exact"] is False and estimate["outcome"] is None
     assert estimate["depth"] >= 1 and len(estimate["moves"]) == 47
+
+
+def long_game(size: int, plies: int) -> list[str]:
+    """A game of ``plies`` moves on a ``size`` board that nobody has won: each
+    move the first cell, in a fixed shuffled order, that does not end it."""
+    board = Board.empty(size, size)
+    order = list(range(size * size))
+    random.Random(size).shuffle(order)
+    names = []
+    while len(names) < plies:
+        cell = next(c for c in order if board.mark(c) is None and not board.play(c).winner)
+        board = board.play(cell)
+        names.append(board.shape.coordinate(cell))
+    return names
+
+
+def test_a_long_20x20_game_fits_the_limits_with_room_to_spare(client: TestClient) -> None:
+    """350 moves: the body, the query string and a batch of 100 such games
+    each take at most a quarter of their limit (the README's figures)."""
+    limits = Settings()
+    moves = long_game(20, 350)
+    body = {"moves": moves, "rows": 20, "cols": 20, "time_limit_ms": 50}
+    assert 4 * len(json.dumps(body)) <= limits.body_limit_bytes
+    assert client.post("/v1/move", json=body).status_code == 200
+    url = f"/v1/move?moves={','.join(moves)}&rows=20&cols=20&time_limit_ms=50"
+    assert 4 * len(url) <= limits.header_limit_bytes
+    assert client.get(url).status_code == 200
+    batch = json.dumps({"requests": [body] * 100})
+    assert 4 * len(batch) <= limits.batch_body_limit_bytes
 
 
 def test_analysis_lists_every_move_best_first(client: TestClient) -> None:
