@@ -82,7 +82,7 @@ sanitize: $(DEV_STAMP)
 		$(CORE_C) -o $(SANITIZED_CORE)
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0 TTT_TEST_CORE=$(SANITIZED_CORE) \
-		$(PY) -m pytest -p tests.core_under_test tests/engine/test_differential.py tests/engine/test_knowledge.py -q -p no:cacheprovider
+		$(PY) -m pytest -p tests.core_under_test tests/engine/test_differential.py tests/engine/test_knowledge.py tests/engine/test_core_boundary.py -q -p no:cacheprovider
 
 # The opening book (service/engine/book.json): every empty board's first moves,
 # proved by the engine itself with a node budget per board. Deterministic.

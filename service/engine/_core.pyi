@@ -11,6 +11,8 @@ BUCKET_BYTES: int
 BUCKET_SLOTS: int
 BIG_MAX_SIDE: int
 SMALL_MAX_CELLS: int
+MAX_BUDGET: int
+MAX_TABLE_BYTES: int
 
 class Shape:
     def __init__(
@@ -53,11 +55,19 @@ def analyze(
 def store(
     shape: Shape, table: Table, x: int, o: int, x_to_move: bool, lower: int, upper: int, /
 ) -> None: ...
-def threat_win(shape: Shape, x: int, o: int, x_to_move: bool, /) -> int: ...
+def threat_win(shape: Shape, x: int, o: int, x_to_move: bool, nodes: int, /) -> tuple[int, int]: ...
 def heuristic(shape: Shape, x: int, o: int, x_to_move: bool, cell: int = -1, /) -> float: ...
 def pairing(shape: Shape, x: int, o: int, x_to_move: bool, /) -> list[tuple[int, int]] | None: ...
 def can_win(
-    shape: Shape, table: Table, x: int, o: int, x_to_move: bool, attacker_x: bool, nodes: int, /
+    shape: Shape,
+    table: Table,
+    x: int,
+    o: int,
+    x_to_move: bool,
+    attacker_x: bool,
+    nodes: int,
+    control: Control | None = None,
+    /,
 ) -> tuple[bool | None, int]: ...
 def analyze_big(
     rows: int,

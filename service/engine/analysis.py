@@ -25,6 +25,7 @@ from service.engine.cache import BoundedCache, CacheStats
 from service.engine.geometry import Geometry, Rule, geometry
 from service.engine.score import Outcome, Score, outcome, plies_to_end
 from service.engine.search import (
+    MAX_BUDGET,
     CoreResult,
     SearchControl,
     SearchObserver,
@@ -209,6 +210,11 @@ class EngineStats:
     table_bytes: int
 
 
+def _check_budget(node_budget: int) -> None:
+    if not 1 <= node_budget <= MAX_BUDGET:
+        raise ValueError(f"node_budget must be from 1 to {MAX_BUDGET}, got {node_budget}")
+
+
 class Engine:
     """Analyses positions exactly where the node budget allows, estimates beyond.
 
@@ -231,8 +237,7 @@ class Engine:
         observer: SearchObserver | None = None,
         max_depth: int | None = None,
     ) -> None:
-        if node_budget < 1:
-            raise ValueError(f"node_budget must be at least 1, got {node_budget}")
+        _check_budget(node_budget)
         if max_depth is not None and not 1 <= max_depth <= MAX_DEPTH:
             raise ValueError(f"max_depth must be 1 to {MAX_DEPTH}, got {max_depth}")
         self.node_budget = node_budget
@@ -310,8 +315,7 @@ class Engine:
     ) -> Analysis:
         """One search in the core, turned into an :class:`Analysis`; nothing counted."""
         budget = self.node_budget if node_budget is None else node_budget
-        if budget < 1:
-            raise ValueError(f"node_budget must be at least 1, got {budget}")
+        _check_budget(budget)
         found = self._run(board, budget, control)
         marks = board.mark_count
         ranked = rank_moves(_move_value(marks, *move) for move in found.moves)

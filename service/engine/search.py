@@ -36,6 +36,8 @@ SearchControl = _core.Control
 Table = _core.Table
 BUCKET_BYTES: int = _core.BUCKET_BYTES  # the table is made of buckets of
 BUCKET_SLOTS: int = _core.BUCKET_SLOTS  # this many entries
+MAX_BUDGET: int = _core.MAX_BUDGET  # the most nodes a search may be given
+MAX_TABLE_BYTES: int = _core.MAX_TABLE_BYTES  # the largest table
 
 
 class SearchCancelled(Exception):  # noqa: N818 - the caller asked for it

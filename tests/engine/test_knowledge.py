@@ -11,6 +11,8 @@ from service.engine import Board, Player, _core, geometry
 from service.engine.search import core_shape
 from tests.engine.oracle import minimax
 
+THREAT_NODES = 10**7  # far more than any of these boards' threat searches take
+
 
 def pairs_of(board: Board) -> list[tuple[int, int]] | None:
     """A pairing proving that the side to move cannot win, as the core finds it."""
@@ -93,8 +95,8 @@ def test_no_pairing_is_claimed_where_the_side_to_move_can_win() -> None:
 @settings(max_examples=400)
 @given(positions(max_empties=10))
 def test_every_win_by_continuous_threats_is_a_win(board: Board) -> None:
-    value = _core.threat_win(
-        core_shape(board.shape), board.x, board.o, board.side_to_move is Player.X
+    value, _ = _core.threat_win(
+        core_shape(board.shape), board.x, board.o, board.side_to_move is Player.X, THREAT_NODES
     )
     assume(value > 0)
     public = value + board.mark_count  # the core's scores count marks (search.py)
@@ -106,7 +108,7 @@ def test_every_win_by_continuous_threats_is_a_win(board: Board) -> None:
 def test_continuous_threats_find_a_win_beyond_a_fixed_depth() -> None:
     """7x7, k=5, X to move: X's two open threes force a win through threats."""
     board = Board.parse("......./......./..XXX../......./..OO.O./......./.......")
-    value = _core.threat_win(core_shape(board.shape), board.x, board.o, True)
+    value, _ = _core.threat_win(core_shape(board.shape), board.x, board.o, True, THREAT_NODES)
     assert value > 0
 
 

@@ -14,7 +14,9 @@ seconds_to_ns(double seconds)
     if (seconds > 9.0e9) {
         return INT64_MAX;
     }
-    return (int64_t)(seconds * 1e9);
+    /* At least 1: a deadline under a nanosecond is still a deadline (0 means none). */
+    int64_t ns = (int64_t)(seconds * 1e9);
+    return ns > 0 ? ns : 1;
 }
 
 static int

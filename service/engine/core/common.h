@@ -33,6 +33,42 @@
 
 enum stop_reason { STOP_NONE = 0, STOP_BUDGET = 1, STOP_DEADLINE = 2, STOP_CANCELLED = 3, STOP_DECIDED = 4 };
 
+/* The largest node budget (or allowance) a caller may give: far beyond any
+ * search's, and small enough that a count plus a budget never wraps. */
+#define MAX_BUDGET ((uint64_t)1 << 62)
+
+/* A count from Python (a node budget, a size in bytes) into ``out``, checked
+ * to lie in [min, max]: a ValueError naming ``what`` and the range otherwise
+ * (a negative number included, which the "K" format would wrap). */
+static inline int
+read_count(PyObject *obj, uint64_t min, uint64_t max, const char *what, uint64_t *out)
+{
+    PyObject *number = PyNumber_Index(obj);
+    if (number == NULL) {
+        return -1;
+    }
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(number, &overflow);
+    Py_DECREF(number);
+    if (value == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (overflow != 0 || value < 0 || (uint64_t)value < min || (uint64_t)value > max) {
+        PyErr_Format(PyExc_ValueError, "%s must be from %llu to %llu", what,
+                     (unsigned long long)min, (unsigned long long)max);
+        return -1;
+    }
+    *out = (uint64_t)value;
+    return 0;
+}
+
+/* a + b, or UINT64_MAX where that does not fit. */
+static inline uint64_t
+add_saturating(uint64_t a, uint64_t b)
+{
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
 static inline uint64_t
 mix64(uint64_t z)
 {

@@ -23,6 +23,17 @@ read_bitboard(PyObject *obj, uint64_t *out, const char *what)
     return 0;
 }
 
+/* None, or a Control: a TypeError otherwise. */
+static int
+read_control(PyObject *control)
+{
+    if (control != Py_None && !PyObject_TypeCheck(control, &ControlType)) {
+        PyErr_SetString(PyExc_TypeError, "control must be a Control or None");
+        return -1;
+    }
+    return 0;
+}
+
 /* X's and O's bitboards from Python, checked: disjoint cells of ``shape``. */
 static int
 read_position(const Shape *shape, PyObject *xo, PyObject *oo, uint64_t *x, uint64_t *o)
@@ -46,23 +57,27 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
                              NULL};
     Shape *shape;
     Table *table;
-    PyObject *xo, *oo, *control = Py_None;
+    PyObject *xo, *oo, *budget_arg, *outcome_arg, *distance_arg, *control = Py_None;
     int x_to_move;
-    unsigned long long budget, outcome_budget, distance_budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOpKKK|O", kwlist, &ShapeType, &shape,
-                                     &TableType, &table, &xo, &oo, &x_to_move, &budget,
-                                     &outcome_budget, &distance_budget, &control)) {
+    uint64_t budget, outcome_budget, distance_budget;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&O&OOpOOO|O", kwlist, shape_arg, &shape,
+                                     table_arg, &table, &xo, &oo, &x_to_move, &budget_arg,
+                                     &outcome_arg, &distance_arg, &control)) {
         return NULL;
     }
-    if (control != Py_None && !PyObject_TypeCheck(control, &ControlType)) {
-        PyErr_SetString(PyExc_TypeError, "control must be a Control or None");
+    if (read_control(control) < 0) {
         return NULL;
     }
     uint64_t x, o;
     if (read_position(shape, xo, oo, &x, &o) < 0) {
         return NULL;
     }
-    if (outcome_budget < 1 || outcome_budget > distance_budget || distance_budget > budget) {
+    if (read_count(budget_arg, 1, MAX_BUDGET, "budget", &budget) < 0 ||
+        read_count(outcome_arg, 1, MAX_BUDGET, "outcome_budget", &outcome_budget) < 0 ||
+        read_count(distance_arg, 1, MAX_BUDGET, "distance_budget", &distance_budget) < 0) {
+        return NULL;
+    }
+    if (outcome_budget > distance_budget || distance_budget > budget) {
         PyErr_SetString(PyExc_ValueError,
                         "budgets must satisfy 1 <= outcome_budget <= distance_budget <= budget");
         return NULL;
@@ -136,7 +151,7 @@ parse_position(PyObject *args, Shape **shape, Node *n)
 {
     PyObject *xo, *oo;
     int x_to_move;
-    if (!PyArg_ParseTuple(args, "O!OOp", &ShapeType, shape, &xo, &oo, &x_to_move)) {
+    if (!PyArg_ParseTuple(args, "O&OOp", shape_arg, shape, &xo, &oo, &x_to_move)) {
         return -1;
     }
     uint64_t x, o;
@@ -151,15 +166,22 @@ static PyObject *
 core_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Shape *shape;
-    Node n;
-    if (parse_position(args, &shape, &n) < 0) {
+    PyObject *xo, *oo, *nodes_arg;
+    int x_to_move;
+    uint64_t x, o, nodes;
+    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, &shape, &xo, &oo, &x_to_move, &nodes_arg) ||
+        read_position(shape, xo, oo, &x, &o) < 0 ||
+        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
         return NULL;
     }
     Search S = {0};
     S.sh = shape;
-    S.clock.limit = UINT64_MAX;
+    S.clock.limit = nodes;
+    Node n;
+    root_node(shape, x, o, x_to_move, &n);
     int value = vcf(&S, &n, VCF_DEPTH);
-    return PyLong_FromLong(value);
+    /* A search stopped by its limit found nothing it can claim. */
+    return Py_BuildValue("(iK)", S.clock.stop ? 0 : value, (unsigned long long)S.clock.nodes);
 }
 
 static PyObject *
@@ -168,7 +190,7 @@ core_heuristic(PyObject *Py_UNUSED(module), PyObject *args)
     PyObject *xo, *oo;
     int x_to_move, cell = -1;
     Shape *shape;
-    if (!PyArg_ParseTuple(args, "O!OOp|i", &ShapeType, &shape, &xo, &oo, &x_to_move, &cell)) {
+    if (!PyArg_ParseTuple(args, "O&OOp|i", shape_arg, &shape, &xo, &oo, &x_to_move, &cell)) {
         return NULL;
     }
     uint64_t x, o;
@@ -225,7 +247,7 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
     Table *table;
     PyObject *xo, *oo;
     int x_to_move, lower, upper;
-    if (!PyArg_ParseTuple(args, "O!O!OOpii", &ShapeType, &shape, &TableType, &table, &xo, &oo,
+    if (!PyArg_ParseTuple(args, "O&O&OOpii", shape_arg, &shape, table_arg, &table, &xo, &oo,
                           &x_to_move, &lower, &upper)) {
         return NULL;
     }
@@ -233,9 +255,14 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
     if (read_position(shape, xo, oo, &x, &o) < 0) {
         return NULL;
     }
-    int limit = shape->cells + 1;
-    if (lower < -limit || upper > limit || lower > upper) {
-        PyErr_SetString(PyExc_ValueError, "bounds must satisfy -(cells+1) <= lower <= upper <= cells+1");
+    /* The values a search gives this position (see small/search.h): at most
+     * a win with the next move, cells - marks; at least the loss the other
+     * side has just made, -(cells + 1 - marks). */
+    int left = shape->cells - __builtin_popcountll(x | o);
+    if (lower < -(left + 1) || upper > left || lower > upper) {
+        PyErr_Format(PyExc_ValueError,
+                     "bounds must satisfy -(empty cells + 1) <= lower <= upper <= empty cells: "
+                     "%d <= lower <= upper <= %d here", -(left + 1), left);
         return NULL;
     }
     Node n;
@@ -255,29 +282,30 @@ core_can_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Shape *shape;
     Table *table;
-    PyObject *xo, *oo;
+    PyObject *xo, *oo, *nodes_arg, *control = Py_None;
     int x_to_move, attacker_x;
-    unsigned long long nodes;
-    if (!PyArg_ParseTuple(args, "O!O!OOppK", &ShapeType, &shape, &TableType, &table, &xo, &oo,
-                          &x_to_move, &attacker_x, &nodes)) {
-        return NULL;
-    }
-    uint64_t x, o;
-    if (read_position(shape, xo, oo, &x, &o) < 0) {
+    uint64_t x, o, nodes;
+    if (!PyArg_ParseTuple(args, "O&O&OOppO|O", shape_arg, &shape, table_arg, &table, &xo, &oo,
+                          &x_to_move, &attacker_x, &nodes_arg, &control) ||
+        read_control(control) < 0 || read_position(shape, xo, oo, &x, &o) < 0 ||
+        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
         return NULL;
     }
     Search S = {0};
     S.sh = shape;
     S.tt = table;
     S.clock.limit = nodes;
+    S.clock.ctl = control == Py_None ? NULL : (Control *)control;
     Node n;
     int result;
     Py_INCREF(shape);
     Py_INCREF(table);
+    Py_XINCREF(control);
     Py_BEGIN_ALLOW_THREADS
     root_node(shape, x, o, x_to_move, &n);
     result = prove_nowin(&S, &n, attacker_x == x_to_move, nodes);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(control);
     Py_DECREF(table);
     Py_DECREF(shape);
     free(S.zones);
@@ -339,10 +367,10 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
                              "x_to_move", "budget", "control", "max_depth", NULL};
     int rows, cols, k, exact, x_to_move, max_depth = 0;
     Table *table;
-    PyObject *xo, *oo, *control = Py_None;
-    unsigned long long budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiipO!OOpK|Oi", kwlist, &rows, &cols, &k, &exact,
-                                     &TableType, &table, &xo, &oo, &x_to_move, &budget, &control,
+    PyObject *xo, *oo, *budget_arg, *control = Py_None;
+    uint64_t budget;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiipO&OOpO|Oi", kwlist, &rows, &cols, &k, &exact,
+                                     table_arg, &table, &xo, &oo, &x_to_move, &budget_arg, &control,
                                      &max_depth)) {
         return NULL;
     }
@@ -350,12 +378,7 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "max_depth is 0 (none) to 60");
         return NULL;
     }
-    if (control != Py_None && !PyObject_TypeCheck(control, &ControlType)) {
-        PyErr_SetString(PyExc_TypeError, "control must be a Control or None");
-        return NULL;
-    }
-    if (budget < 1) {
-        PyErr_SetString(PyExc_ValueError, "the budget must be at least 1 node");
+    if (read_control(control) < 0 || read_count(budget_arg, 1, MAX_BUDGET, "budget", &budget) < 0) {
         return NULL;
     }
     BigShape *shape = malloc(sizeof(BigShape));
@@ -569,8 +592,9 @@ static PyMethodDef core_methods[] = {
      "store(shape, table, x, o, x_to_move, lower, upper): record proven bounds of a\n"
      "position (internal scores, for the side to move), kept over any search's entries."},
     {"threat_win", (PyCFunction)core_threat_win, METH_VARARGS,
-     "threat_win(shape, x, o, x_to_move) -> internal value of a win by continuous\n"
-     "threats for the side to move, or 0 when none is found."},
+     "threat_win(shape, x, o, x_to_move, nodes) -> (value, nodes): the internal value of a\n"
+     "win by continuous threats for the side to move, or 0 when none is found within the\n"
+     "nodes."},
     {"heuristic", (PyCFunction)core_heuristic, METH_VARARGS,
      "heuristic(shape, x, o, x_to_move, cell=-1) -> the estimate of the position for the side\n"
      "to move (see small/estimate.c), or with a cell, of the position after that move, its line sums\n"
@@ -579,8 +603,9 @@ static PyMethodDef core_methods[] = {
      "pairing(shape, x, o, x_to_move) -> [(a, b), ...]: disjoint pairs of empty cells,\n"
      "one in every line the side to move can still fill, or None when none is found."},
     {"can_win", (PyCFunction)core_can_win, METH_VARARGS,
-     "can_win(shape, table, x, o, x_to_move, attacker_x, nodes) -> (answer, nodes): whether\n"
-     "the attacker (X or O) can force a win, proven by the zone search; None when unknown."},
+     "can_win(shape, table, x, o, x_to_move, attacker_x, nodes, control=None) -> (answer,\n"
+     "nodes): whether the attacker (X or O) can force a win, proven by the zone search; None\n"
+     "when unknown (the nodes spent, or the control's deadline passed or cancel called)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -591,6 +616,15 @@ static struct PyModuleDef core_module = {
     .m_size = -1,
     .m_methods = core_methods,
 };
+
+static int
+add_count(PyObject *m, const char *name, uint64_t value)
+{
+    PyObject *number = PyLong_FromUnsignedLongLong(value);
+    int failed = number == NULL || PyModule_AddObjectRef(m, name, number) < 0;
+    Py_XDECREF(number);
+    return failed ? -1 : 0;
+}
 
 PyMODINIT_FUNC
 PyInit__core(void)
@@ -614,7 +648,9 @@ PyInit__core(void)
         PyModule_AddIntConstant(m, "BUCKET_BYTES", BUCKET_BYTES) < 0 ||
         PyModule_AddIntConstant(m, "BUCKET_SLOTS", BUCKET_SLOTS) < 0 ||
         PyModule_AddIntConstant(m, "BIG_MAX_SIDE", BIG_MAX_SIDE) < 0 ||
-        PyModule_AddIntConstant(m, "SMALL_MAX_CELLS", MAX_CELLS) < 0) {
+        PyModule_AddIntConstant(m, "SMALL_MAX_CELLS", MAX_CELLS) < 0 ||
+        add_count(m, "MAX_BUDGET", MAX_BUDGET) < 0 ||
+        add_count(m, "MAX_TABLE_BYTES", MAX_TABLE_BYTES) < 0) {
         Py_DECREF(m);
         return NULL;
     }

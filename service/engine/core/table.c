@@ -10,20 +10,21 @@ static int
 Table_init(Table *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"size_bytes", NULL};
-    unsigned long long size;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "K", kwlist, &size)) {
+    PyObject *size_arg;
+    uint64_t size;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &size_arg)) {
         return -1;
     }
-    uint64_t want = size / BUCKET_BYTES;
-    if (want < 1) {
-        PyErr_SetString(PyExc_ValueError, "the table needs room for at least one bucket");
-        return -1;
-    }
-    uint64_t buckets = want; /* any count: bucket_of() scales the hash, it does not mask it */
     if (self->mapping != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
         return -1;
     }
+    /* At least one bucket; at most MAX_TABLE_BYTES, so that the size with
+     * its alignment slack below cannot wrap. */
+    if (read_count(size_arg, BUCKET_BYTES, MAX_TABLE_BYTES, "size_bytes", &size) < 0) {
+        return -1;
+    }
+    uint64_t buckets = size / BUCKET_BYTES; /* any count: bucket_of() scales the hash */
     /* Zero pages from the kernel, touched only as the table fills: a new
      * table costs nothing until it is used. The entries start on a 2 MiB
      * boundary (the slack before it is never touched), so that the table can
@@ -76,7 +77,9 @@ static PyObject *
 Table_clear(Table *self, PyObject *Py_UNUSED(ignored))
 {
     /* Only while no search runs: the caller (Engine) holds that guarantee. */
-    memset(self->entries, 0, table_bytes(self));
+    if (self->entries != NULL) {
+        memset(self->entries, 0, table_bytes(self));
+    }
     atomic_store(&self->filled, 0);
     Py_RETURN_NONE;
 }
@@ -99,6 +102,21 @@ PyTypeObject TableType = {
     .tp_doc = "The shared table of proven bounds, of a fixed size in bytes.",
 };
 
+
+int
+table_arg(PyObject *obj, void *out)
+{
+    if (!PyObject_TypeCheck(obj, &TableType)) {
+        PyErr_SetString(PyExc_TypeError, "table must be a Table");
+        return 0;
+    }
+    if (((Table *)obj)->entries == NULL) {
+        PyErr_SetString(PyExc_ValueError, "the table is not initialised");
+        return 0;
+    }
+    *(Table **)out = (Table *)obj;
+    return 1;
+}
 
 static inline void
 lock_stripe(Table *t, uint64_t bucket)

@@ -27,6 +27,8 @@
 #define BUCKET_SLOTS 3 /* entries of 21 bytes in a bucket of one 64-byte cache line */
 #define BUCKET_BYTES 64
 #define HUGE_PAGE_BYTES ((size_t)2 << 20)
+/* The largest table a caller may ask for: 1 TiB. */
+#define MAX_TABLE_BYTES ((uint64_t)1 << 40)
 #define HUGE_AFTER_ENTRIES 1024
 #define LOCK_STRIPES 4096
 
@@ -67,6 +69,10 @@ typedef struct {
 } Table;
 
 extern PyTypeObject TableType;
+
+/* A "O&" converter: an initialised Table (Table.__new__ alone makes one with
+ * no memory), or a TypeError or ValueError. */
+int table_arg(PyObject *obj, void *out);
 
 /* A bucket is one cache line, so a probe costs one miss, not two. */
 static inline Entry *

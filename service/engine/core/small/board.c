@@ -5,10 +5,23 @@
  */
 #include "board.h"
 
+/* A tuple of the sequence's items, holding a reference to each: what the
+ * caller handed is copied before it is read, so that an item whose __index__
+ * changes the caller's list cannot free what is being read. */
+static PyObject *
+copy_items(PyObject *seq, const char *what)
+{
+    if (!PySequence_Check(seq) || PyUnicode_Check(seq) || PyBytes_Check(seq)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of cells", what);
+        return NULL;
+    }
+    return PySequence_Tuple(seq);
+}
+
 static int
 read_cell_list(PyObject *seq, int cells, uint8_t *out, Py_ssize_t expected, const char *what)
 {
-    PyObject *fast = PySequence_Fast(seq, what);
+    PyObject *fast = copy_items(seq, what);
     if (fast == NULL) {
         return -1;
     }
@@ -49,7 +62,7 @@ is_permutation(const uint8_t *p, int cells)
 static int
 read_flanks(Shape *self, PyObject *flanks)
 {
-    PyObject *fast = PySequence_Fast(flanks, "flanks must be a sequence");
+    PyObject *fast = copy_items(flanks, "flanks");
     if (fast == NULL) {
         return -1;
     }
@@ -99,6 +112,10 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "shape out of range");
         return -1;
     }
+    if (self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "a Shape is initialised once");
+        return -1;
+    }
     int cells = rows * cols;
     self->rows = rows;
     self->cols = cols;
@@ -112,7 +129,7 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     memset(self->flank_mask, 0, sizeof(self->flank_mask));
     self->exact = flanks != Py_None;
 
-    PyObject *fast = PySequence_Fast(lines, "lines must be a sequence");
+    PyObject *fast = copy_items(lines, "lines");
     if (fast == NULL) {
         return -1;
     }
@@ -174,7 +191,7 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     }
     Py_DECREF(fast);
 
-    fast = PySequence_Fast(symmetries, "symmetries must be a sequence");
+    fast = copy_items(symmetries, "symmetries");
     if (fast == NULL) {
         return -1;
     }
@@ -222,7 +239,23 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     for (int i = 0; i < cells; i++) {
         self->rank[self->order[i]] = (uint8_t)i;
     }
+    self->ready = 1;
     return 0;
+}
+
+int
+shape_arg(PyObject *obj, void *out)
+{
+    if (!PyObject_TypeCheck(obj, &ShapeType)) {
+        PyErr_SetString(PyExc_TypeError, "shape must be a Shape");
+        return 0;
+    }
+    if (!((Shape *)obj)->ready) {
+        PyErr_SetString(PyExc_ValueError, "the shape is not initialised");
+        return 0;
+    }
+    *(Shape **)out = (Shape *)obj;
+    return 1;
 }
 
 PyTypeObject ShapeType = {

@@ -46,9 +46,14 @@ typedef struct {
     int exact;
     uint64_t flank[MAX_LINES];
     lineset flank_mask[MAX_CELLS];
+    int ready; /* set once __init__ has succeeded; it then refuses to run again */
 } Shape;
 
 extern PyTypeObject ShapeType;
+
+/* A "O&" converter: a Shape whose __init__ has succeeded, or a TypeError or
+ * ValueError (Shape.__new__ alone, or a failed __init__, leaves it unready). */
+int shape_arg(PyObject *obj, void *out);
 
 typedef struct {
     uint64_t me, opp;       /* the side to move's marks, the other side's */

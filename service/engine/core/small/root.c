@@ -371,7 +371,7 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
     }
     /* 5. The line of play of each move, with a little more budget. */
     if (!cancelled) {
-        S->clock.limit = S->clock.nodes + (budget / 4 > 10000 ? budget / 4 : 10000);
+        S->clock.limit = add_saturating(S->clock.nodes, budget / 4 > 10000 ? budget / 4 : 10000);
         for (int r = 0; r < nreps; r++) {
             RootMove *m = &moves[reps[r]];
             play(sh, root, m->cell, &child);

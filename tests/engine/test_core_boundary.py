@@ -1,0 +1,222 @@
+"""The compiled core's boundary: what a library caller hands ``_core`` directly
+is refused with a clear error where it is wrong, and nothing crashes, reads
+freed memory or runs without a bound (``make sanitize`` runs this file against
+the AddressSanitizer and UndefinedBehaviorSanitizer build). Each test names the
+crash it once was."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from service.engine import Board, Engine, Player, _core, geometry
+from service.engine.search import MAX_BUDGET, MAX_TABLE_BYTES, core_shape, shape_arguments
+
+SMALL = geometry(3, 3, 3)
+
+
+def new_table() -> _core.Table:
+    return _core.Table(1 << 20)
+
+
+def solve_3x3(shape: _core.Shape, table: _core.Table) -> tuple[int, int]:
+    """(nodes, stop) of a whole 3x3 analysis from the empty board."""
+    _, nodes, _, stop = _core.analyze(shape, table, 0, 0, True, 10**6, 10**6, 10**6)
+    return nodes, stop
+
+
+@pytest.mark.parametrize("size", [-1, 0, 1, 2**64 - 1, 10**30, MAX_TABLE_BYTES + 1])
+def test_a_table_size_out_of_range_is_refused_with_the_range(size: int) -> None:
+    # -1 once wrapped to 2**64 - 1, the alignment slack overflowed, and the
+    # first search wrote past a table smaller than its bucket count (SEGV).
+    with pytest.raises(ValueError, match=f"size_bytes must be from .* to {MAX_TABLE_BYTES}"):
+        _core.Table(size)
+
+
+def test_the_engine_refuses_a_negative_table_size() -> None:
+    with pytest.raises(ValueError, match="size_bytes"):
+        Engine(table_bytes=-1)
+
+
+def test_a_table_is_initialised_once() -> None:
+    table = new_table()
+    with pytest.raises(RuntimeError, match="once"):
+        table.__init__(1 << 21)  # type: ignore[misc]
+    assert table.stats()[5] >= 1 << 20
+
+
+def test_an_uninitialised_table_is_refused_by_every_entry_point() -> None:
+    # Table.__new__ alone has no memory: the first probe dereferenced NULL.
+    table = _core.Table.__new__(_core.Table)
+    shape = core_shape(SMALL)
+    calls = [
+        lambda: _core.analyze(shape, table, 0, 0, True, 100, 10, 50),
+        lambda: _core.store(shape, table, 0, 0, True, 0, 0),
+        lambda: _core.can_win(shape, table, 0, 0, True, True, 100),
+        lambda: _core.analyze_big(15, 15, 5, False, table, b"", b"", True, 100),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="the table is not initialised"):
+            call()
+    table.clear()  # nothing to clear, and nothing breaks
+    assert table.stats() == (0, 0, 0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("budget", [-1, 0, 2**64 - 1, MAX_BUDGET + 1])
+def test_a_budget_out_of_range_is_refused_by_every_entry_point(budget: int) -> None:
+    # 2**64 - 1 (-1 through the "K" format) once wrapped nodes + allowance, and
+    # the root's second phase spun for ever without the GIL, deaf to its
+    # deadline and to cancel().
+    shape = core_shape(SMALL)
+    control = _core.Control(time.monotonic() + 1)
+    calls = [
+        lambda: _core.analyze(shape, new_table(), 1, 0, False, budget, budget, budget, control),
+        lambda: _core.analyze(shape, new_table(), 1, 0, False, 100, budget, 100, control),
+        lambda: _core.analyze_big(15, 15, 5, False, new_table(), b"", b"", True, budget, control),
+        lambda: _core.can_win(shape, new_table(), 0, 0, True, True, budget, control),
+        lambda: _core.threat_win(shape, 0, 0, True, budget),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=f"must be from 1 to {MAX_BUDGET}"):
+            call()
+
+
+def test_the_engine_refuses_a_budget_past_the_cores_limit() -> None:
+    with pytest.raises(ValueError, match="node_budget must be from 1"):
+        Engine(node_budget=MAX_BUDGET + 1)
+    with pytest.raises(ValueError, match="node_budget must be from 1"):
+        Engine().analyze(Board.empty(3, 3, 3), node_budget=MAX_BUDGET + 1)
+
+
+def test_the_largest_budget_is_searched_to_its_end() -> None:
+    nodes, stop = _core.analyze(
+        core_shape(SMALL), new_table(), 0, 0, True, MAX_BUDGET, MAX_BUDGET, MAX_BUDGET
+    )[1::2]
+    assert stop == _core.STOP_NONE and 0 < nodes < 10**6
+
+
+def test_a_shape_copies_the_callers_lists_before_reading_them() -> None:
+    # An item whose __index__ emptied its own list once made the core read
+    # freed memory (ASan: SEGV at address 0x8).
+    arguments = list(shape_arguments(SMALL))
+    lines = [list(line) for line in arguments[4]]
+    first = lines[0][0]
+
+    class Emptying:
+        def __index__(self) -> int:
+            lines[0].clear()
+            return first
+
+    lines[0][0] = Emptying()
+    arguments[4] = lines
+    shape = _core.Shape(*arguments)
+    assert lines[0] == []  # the item ran, and changed only the caller's list
+    assert solve_3x3(shape, new_table()) == solve_3x3(core_shape(SMALL), new_table())
+
+
+@pytest.mark.parametrize("argument", [4, 5, 6])
+def test_a_shapes_lists_must_be_sequences_of_cells(argument: int) -> None:
+    arguments = list(shape_arguments(SMALL))
+    arguments[argument] = "not a list of cells"
+    with pytest.raises(TypeError, match="must be a sequence of cells"):
+        _core.Shape(*arguments)
+
+
+def test_a_shape_is_initialised_once() -> None:
+    shape = _core.Shape(*shape_arguments(SMALL))
+    with pytest.raises(RuntimeError, match="once"):
+        shape.__init__(*shape_arguments(geometry(7, 7, 5)))  # type: ignore[misc]
+    assert solve_3x3(shape, new_table()) == solve_3x3(core_shape(SMALL), new_table())
+
+
+def test_a_shape_whose_init_failed_is_refused_by_every_entry_point() -> None:
+    # A failed __init__ once left a half-written shape (7x7's size with 3x3's
+    # lines), and a later search read an uninitialised move (UBSan: shift
+    # exponent 191).
+    arguments = list(shape_arguments(geometry(7, 7, 5)))
+    arguments[4] = shape_arguments(SMALL)[4]  # 3x3's lines of 3 under k = 5
+    half_written = _core.Shape.__new__(_core.Shape)
+    with pytest.raises(ValueError, match="expected 5 cells"):
+        half_written.__init__(*arguments)  # type: ignore[misc]
+    for shape in (half_written, _core.Shape.__new__(_core.Shape)):
+        for call in shape_entry_points(shape):
+            with pytest.raises(ValueError, match="the shape is not initialised"):
+                call()
+
+
+def shape_entry_points(shape: _core.Shape) -> list[Callable[[], object]]:
+    return [
+        lambda: _core.analyze(shape, new_table(), 0, 0, True, 100, 10, 50),
+        lambda: _core.store(shape, new_table(), 0, 0, True, 0, 0),
+        lambda: _core.threat_win(shape, 0, 0, True, 100),
+        lambda: _core.heuristic(shape, 0, 0, True),
+        lambda: _core.pairing(shape, 0, 0, True),
+        lambda: _core.can_win(shape, new_table(), 0, 0, True, True, 100),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("marks", "lower", "upper"),
+    [
+        ("", 10, 10),  # cells + 1: no search gives it; the search indexed perm[-1]
+        ("", -11, 0),
+        ("", 3, 2),
+        ("X", 9, 9),  # one mark: a win is worth at most the 8 empty cells
+        ("XO", -9, 0),  # two marks: a loss at least -(7 + 1)
+    ],
+)
+def test_bounds_no_search_can_give_are_refused(marks: str, lower: int, upper: int) -> None:
+    board = Board.parse(marks.ljust(9, "."))
+    with pytest.raises(ValueError, match="lower <= upper"):
+        _core.store(
+            core_shape(SMALL),
+            new_table(),
+            board.x,
+            board.o,
+            board.side_to_move is Player.X,
+            lower,
+            upper,
+        )
+
+
+def test_the_widest_bounds_a_search_can_give_are_kept() -> None:
+    table = new_table()
+    board = Board.parse("XO.......")
+    _core.store(core_shape(SMALL), table, board.x, board.o, True, -8, 7)
+    assert table.stats()[2] == 1  # one entry stored
+
+
+@pytest.mark.parametrize("seconds", [1e-10, 5e-324, 0.0, -1.0, float("nan")])
+def test_a_deadline_under_a_nanosecond_is_still_a_deadline(seconds: float) -> None:
+    # It once rounded to 0, which the core reads as "no deadline".
+    control = _core.Control(seconds)
+    assert control.deadline is not None
+    shape = core_shape(geometry(7, 7, 5))
+    _, _, _, stop = _core.analyze(shape, new_table(), 0, 0, True, 10**9, 10**8, 10**9, control)
+    assert stop == _core.STOP_DEADLINE
+
+
+@pytest.mark.parametrize("stop", ["cancel", "deadline"])
+def test_can_win_obeys_its_control(stop: str) -> None:
+    # It once released the GIL with no Control: nothing could stop it.
+    shape = core_shape(geometry(5, 5, 4))
+    found, nodes = _core.can_win(shape, new_table(), 0, 0, True, True, 10**7)
+    # 5x5 k=4: a draw, which the zone search proves in more nodes than the
+    # 1,024 between two looks at the control.
+    assert found is False and nodes > 1024
+    control = _core.Control(0.0 if stop == "deadline" else None)
+    if stop == "cancel":
+        control.cancel()
+    found, stopped_nodes = _core.can_win(shape, new_table(), 0, 0, True, True, 10**7, control)
+    assert found is None and stopped_nodes < nodes
+
+
+def test_threat_win_stops_at_its_node_limit() -> None:
+    # It once ran VCF with no node limit, holding the GIL.
+    board = Board.parse("......./......./..XXX../......./..OO.O./......./.......")
+    shape = core_shape(board.shape)
+    value, nodes = _core.threat_win(shape, board.x, board.o, True, 10**7)
+    assert value > 0 and nodes > 1
+    assert _core.threat_win(shape, board.x, board.o, True, 1) == (0, 1)
