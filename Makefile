@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize book tactics bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz book tactics bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -68,21 +68,53 @@ pytest: $(DEV_STAMP) $(NODE_STAMP) tools
 
 test: tools lint typecheck pytest sanitize
 
-# The differential suite against a build of the core with AddressSanitizer and
+# The differential suite, the library's boundary and the fuzzer's corpus
+# against a build of the core with AddressSanitizer and
 # UndefinedBehaviorSanitizer: any out-of-bounds access, overflow or undefined
 # shift aborts the run. The interpreter is not built with ASan, so the runtime
 # is preloaded and leak checking (which would report the interpreter's own
-# allocations) is off.
-SANITIZED_CORE := build/sanitized/_core$(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
-sanitize: $(DEV_STAMP)
-	mkdir -p build/sanitized
-	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -shared -fPIC \
-		-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		-I"$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['include'])")" \
-		$(CORE_C) -o $(SANITIZED_CORE)
-	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
-	ASAN_OPTIONS=detect_leaks=0 TTT_TEST_CORE=$(SANITIZED_CORE) \
-		$(PY) -m pytest -p tests.core_under_test tests/engine/test_differential.py tests/engine/test_knowledge.py tests/engine/test_core_boundary.py -q -p no:cacheprovider
+# allocations) is off. Before them, 30 seconds of fuzzing (see fuzz below).
+EXT_SUFFIX := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+SANITIZED_CORE := build/sanitized/_core$(EXT_SUFFIX)
+CHECKED_CORE_FLAGS := -O1 -g -std=c11 -Wall -Wextra -Werror -shared -fPIC -fno-omit-frame-pointer
+PY_INCLUDE = "$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['include'])")"
+WITH_SANITIZED_CORE = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0 TTT_TEST_CORE=$(SANITIZED_CORE)
+SANITIZED_TESTS := tests/engine/test_differential.py tests/engine/test_knowledge.py \
+	tests/engine/test_core_boundary.py tests/fuzz/test_corpus.py
+
+$(SANITIZED_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
+	mkdir -p $(@D)
+	$(CC) $(CHECKED_CORE_FLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-I$(PY_INCLUDE) $(CORE_C) -o $@
+
+# The fuzzer's build of the core. Its coverage comes from the Python side
+# (atheris instruments the modules; GCC cannot build libFuzzer's coverage),
+# and AddressSanitizer's runtime, preloaded, would take libFuzzer's coverage
+# hooks from it: so this build checks without a runtime (undefined behaviour
+# and out-of-bounds indexing trap, the stack is guarded), and everything the
+# fuzzer keeps is replayed on the ASan build (tests/fuzz/test_corpus.py).
+FUZZ_CORE := build/fuzz/_core$(EXT_SUFFIX)
+FUZZ_SECONDS ?= 600
+FUZZ_FLAGS := -timeout=10 -artifact_prefix=build/fuzz/
+$(FUZZ_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
+	mkdir -p $(@D)
+	$(CC) $(CHECKED_CORE_FLAGS) -fsanitize=undefined -fsanitize-undefined-trap-on-error \
+		-fstack-protector-all -I$(PY_INCLUDE) $(CORE_C) -o $@
+
+sanitize: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
+	rm -rf build/fuzz/new && mkdir -p build/fuzz/new
+	TTT_TEST_CORE=$(FUZZ_CORE) $(PY) -m tests.fuzz.run build/fuzz/new tests/fuzz/corpus \
+		-max_total_time=30 $(FUZZ_FLAGS)
+	$(WITH_SANITIZED_CORE) $(PY) -m pytest -p tests.core_under_test $(SANITIZED_TESTS) -q -p no:cacheprovider
+
+# Fuzz the library's boundary for FUZZ_SECONDS, adding what is new to the
+# committed corpus, then replay the corpus on the ASan build. A finding stops
+# it, written to build/fuzz/crash-*: copy it to tests/fuzz/crashes.
+fuzz: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
+	TTT_TEST_CORE=$(FUZZ_CORE) $(PY) -m tests.fuzz.run tests/fuzz/corpus \
+		-max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS)
+	$(WITH_SANITIZED_CORE) $(PY) -m pytest -p tests.core_under_test tests/fuzz/test_corpus.py -q -p no:cacheprovider
 
 # The opening book (service/engine/book.json): every empty board's first moves,
 # proved by the engine itself with a node budget per board. Deterministic.

@@ -220,3 +220,13 @@ def test_threat_win_stops_at_its_node_limit() -> None:
     value, nodes = _core.threat_win(shape, board.x, board.o, True, 10**7)
     assert value > 0 and nodes > 1
     assert _core.threat_win(shape, board.x, board.o, True, 1) == (0, 1)
+
+
+def test_a_flank_list_longer_than_two_is_refused_before_it_is_copied() -> None:
+    # Found by the fuzzer (tests/fuzz/crashes/flank-list-overflow): a line's
+    # flanks were read into room for two before their count was checked
+    # (ASan: stack-buffer-overflow in read_cell_list).
+    arguments = list(shape_arguments(geometry(4, 4, 3, "exact")))
+    arguments[7] = [list(range(16))] * len(arguments[4])
+    with pytest.raises(ValueError, match="a line's flank: expected 0 to 2 cells, got 16"):
+        _core.Shape(*arguments)

@@ -18,16 +18,24 @@ copy_items(PyObject *seq, const char *what)
     return PySequence_Tuple(seq);
 }
 
+/* Read 'low' to 'high' cells of the board into 'out' (room for 'high'). */
 static int
-read_cell_list(PyObject *seq, int cells, uint8_t *out, Py_ssize_t expected, const char *what)
+read_cell_list(PyObject *seq, int cells, uint8_t *out, Py_ssize_t low, Py_ssize_t high,
+               const char *what)
 {
     PyObject *fast = copy_items(seq, what);
     if (fast == NULL) {
         return -1;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    if (expected >= 0 && n != expected) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd cells, got %zd", what, expected, n);
+    if (n < low || n > high) {
+        if (low == high) {
+            PyErr_Format(PyExc_ValueError, "%s: expected %zd cells, got %zd", what, low, n);
+        }
+        else {
+            PyErr_Format(PyExc_ValueError, "%s: expected %zd to %zd cells, got %zd", what, low,
+                         high, n);
+        }
         Py_DECREF(fast);
         return -1;
     }
@@ -73,13 +81,10 @@ read_flanks(Shape *self, PyObject *flanks)
     }
     for (int i = 0; i < self->nlines; i++) {
         uint8_t ends[2];
-        int count = read_cell_list(PySequence_Fast_GET_ITEM(fast, i), self->cells, ends, -1,
+        int count = read_cell_list(PySequence_Fast_GET_ITEM(fast, i), self->cells, ends, 0, 2,
                                    "a line's flank");
-        if (count < 0 || count > 2) {
+        if (count < 0) {
             Py_DECREF(fast);
-            if (count > 2) {
-                PyErr_SetString(PyExc_ValueError, "a line has at most two flanking cells");
-            }
             return -1;
         }
         for (int j = 0; j < count; j++) {
@@ -142,7 +147,7 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     self->nlines = (int)nlines;
     for (Py_ssize_t i = 0; i < nlines; i++) {
         uint8_t line_cells[MAX_SIDE];
-        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, i), cells, line_cells, k,
+        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, i), cells, line_cells, k, k,
                            "a line") < 0) {
             Py_DECREF(fast);
             return -1;
@@ -204,7 +209,7 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     self->nsyms = (int)nsyms;
     memset(self->image, 0, sizeof(self->image));
     for (Py_ssize_t s = 0; s < nsyms; s++) {
-        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, s), cells, self->perm[s], cells,
+        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, s), cells, self->perm[s], cells, cells,
                            "a symmetry") < 0) {
             Py_DECREF(fast);
             return -1;
@@ -229,7 +234,7 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     if (self->exact && read_flanks(self, flanks) < 0) {
         return -1;
     }
-    if (read_cell_list(order, cells, self->order, cells, "order") < 0) {
+    if (read_cell_list(order, cells, self->order, cells, cells, "order") < 0) {
         return -1;
     }
     if (!is_permutation(self->order, cells)) {
