@@ -78,6 +78,32 @@ def test_a_batch_has_one_deadline_for_all_its_searches() -> None:
     assert all(len(r["best_moves"]) >= 1 for r in results)
 
 
+def search_nodes(client: TestClient) -> float:
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith("tictactoe_search_nodes_total "):
+            return float(line.split()[1])
+    raise AssertionError("no tictactoe_search_nodes_total")
+
+
+def test_a_batch_shares_its_node_budget_and_its_last_searches_get_the_minimum() -> None:
+    from service.api.solver import MIN_BATCH_ITEM_BUDGET  # noqa: PLC0415
+
+    # Five heavy positions, each wanting far more than the single-search budget
+    # of 20,000 nodes: the first spends it all, the second the 10,000 left of
+    # the batch's 30,000, and the last three the minimum each.
+    single, batch = 20_000, 30_000
+    settings = Settings(node_budget=single, batch_node_budget=batch, batch_deadline_ms=60_000)
+    with TestClient(create_app(settings)) as client:
+        before = search_nodes(client)
+        results = client.post("/v1/batch", json={"requests": [heavy(i) for i in range(5)]})
+        spent = search_nodes(client) - before
+    assert results.status_code == 200
+    assert all(r["stopped_by"] == "budget" for r in results.json()["results"])
+    # Each search may overrun its budget by the few nodes it checks between
+    # looks at its count; 5 searches at the full budget would spend 100,000.
+    assert single + (batch - single) <= spent <= batch + 3 * MIN_BATCH_ITEM_BUDGET + 5_000
+
+
 def control_ending_in(seconds: float) -> SearchControl:
     return SearchControl(time.monotonic() + seconds)
 

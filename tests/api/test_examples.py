@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from service.api.problems import PROBLEM_TYPES
+from service.engine import Board
 from tictactoe_client import Client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,21 +30,28 @@ def _bot() -> ModuleType:
 
 
 @pytest.mark.parametrize(
-    ("rows", "k", "levels"),
+    ("rows", "k", "levels", "winners"),
     [
-        (3, None, ("perfect", "perfect")),
-        (3, None, ("easy", "perfect")),
-        (4, 3, ("perfect", "hard")),
+        (3, None, ("perfect", "perfect"), {None}),  # 3x3: a draw with perfect play
+        (3, None, ("easy", "perfect"), {None, "O"}),  # perfect play never loses
+        (4, 3, ("perfect", "hard"), {"X"}),  # 4x4, k=3: the first player wins
     ],
 )
 def test_bot_plays_a_whole_game(
-    client: TestClient, rows: int, k: int | None, levels: tuple[str, str]
+    client: TestClient,
+    rows: int,
+    k: int | None,
+    levels: tuple[str, str],
+    winners: set[str | None],
 ) -> None:
     bot_client = Client("http://testserver", http_client=client)
     last = _bot().play_game(bot_client, rows, rows, k, levels, seed=1, show=False)
-    assert last.status_after in ("won", "drawn")
-    if rows == 3 and levels == ("perfect", "perfect"):
-        assert last.status_after == "drawn"
+    # The game the bot played ends where the service says it does, as it should.
+    final = Board.parse(last.board_after, k=k)
+    assert final.is_game_over()
+    winner = None if final.winner is None else final.winner.value
+    assert last.winner_after == winner and winner in winners
+    assert last.status_after == ("drawn" if winner is None else "won")
 
 
 def _examples() -> list[tuple[str, str]]:

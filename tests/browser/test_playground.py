@@ -15,6 +15,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
+from service.engine import Board
+
 pytestmark = pytest.mark.browser
 
 Json = dict[str, Any]
@@ -65,14 +67,26 @@ def position(page: Page) -> str:
 
 
 def play_out(page: Page, choose: Callable[[str], int]) -> str:
-    """Play ``choose(board)`` on each of your turns until the game ends; return the status."""
+    """Play ``choose(board)`` on each of your turns until the game ends; return the
+    status, checked against the final position: the game is over, and the status
+    names its winner (the engine's plain-Python board decides)."""
     for _ in range(49):
         if status(page).startswith(FINISHED):
             break
         assert status(page).startswith("Your turn"), status(page)
         cell(page, choose(position(page))).click()
         settle(page)
-    return status(page)
+    final = status(page)
+    k = int(page.locator("#setup [name=k]").input_value())
+    board = Board.parse(position(page), k=k)
+    assert board.is_game_over(), (final, position(page))
+    if board.winner is None:
+        assert final.startswith("Draw"), final
+    elif board.winner.value == page.locator("#setup [name=human]").input_value():
+        assert final.startswith("You win"), final
+    else:
+        assert final.startswith(f"The engine wins ({board.winner.value})"), final
+    return final
 
 
 def first_empty(board: str) -> int:
