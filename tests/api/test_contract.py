@@ -247,6 +247,28 @@ def test_cors_for_browser_frontends(client: TestClient) -> None:
     assert simple.headers["access-control-allow-origin"] == "*"
 
 
+def test_cors_restricted_to_listed_origins() -> None:
+    settings = Settings(cors_origins="https://game.example, https://other.example")
+    with TestClient(create_app(settings)) as restricted:
+        for origin in ("https://game.example", "https://other.example"):
+            preflight = restricted.options(
+                "/v1/move",
+                headers={"origin": origin, "access-control-request-method": "POST"},
+            )
+            assert preflight.status_code == 200
+            assert preflight.headers["access-control-allow-origin"] == origin
+            simple = restricted.get("/livez", headers={"origin": origin})
+            assert simple.headers["access-control-allow-origin"] == origin
+        stranger = "https://elsewhere.example"
+        preflight = restricted.options(
+            "/v1/move", headers={"origin": stranger, "access-control-request-method": "POST"}
+        )
+        assert preflight.status_code == 400
+        assert "access-control-allow-origin" not in preflight.headers
+        simple = restricted.get("/livez", headers={"origin": stranger})
+        assert simple.status_code == 200 and "access-control-allow-origin" not in simple.headers
+
+
 def test_docs_work_offline(client: TestClient) -> None:
     page = client.get("/docs")
     assert page.status_code == 200

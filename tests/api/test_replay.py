@@ -3,10 +3,13 @@ deterministic answers are ever replayed."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 
+from service.api.replay import etag_matches
 from service.app import create_app
 from service.settings import Settings
 from tests.heavy import heavy
@@ -99,3 +102,57 @@ def test_a_repeated_get_is_replayed_with_its_etag_and_304() -> None:
             == "no-store"
         )
         assert _hits(client) == before + 2
+
+
+@pytest.mark.parametrize(
+    ("if_none_match", "etag", "matches"),
+    [
+        ('"a"', '"a"', True),
+        ('"b", "a"', '"a"', True),  # any of several tags
+        ('"b","c"', '"a"', False),
+        ("*", '"a"', True),  # any current representation
+        ('W/"a"', '"a"', True),  # weak comparison: W/ is ignored on either side
+        ('"a"', 'W/"a"', True),
+        ('W/"b", W/"a"', '"a"', True),
+        ('"A"', '"a"', False),  # tags are case-sensitive
+        ("", '"a"', False),
+        (None, '"a"', False),
+        ('"a"', None, False),  # no tag of our own: nothing matches, not even *
+        ("*", None, False),
+    ],
+)
+def test_if_none_match_is_a_weak_comparison_of_every_tag(
+    if_none_match: str | None, etag: str | None, matches: bool
+) -> None:
+    assert etag_matches(if_none_match, etag) is matches
+
+
+def test_the_cache_max_age_setting_is_the_max_age_sent() -> None:
+    with TestClient(create_app(Settings(cache_max_age_seconds=60))) as client:
+        answer = client.get("/v1/move", params={"board": "X...O....", "seed": 1})
+    assert answer.headers["cache-control"] == "public, max-age=60"
+
+
+def distinct_positions(count: int) -> list[str]:
+    """``count`` different 3x3 positions of a game in progress, in a fixed order."""
+    found: list[str] = []
+    for x in itertools.combinations(range(9), 2):
+        for o in itertools.combinations(sorted(set(range(9)) - set(x)), 1):
+            cells = ["."] * 9
+            for c in x:
+                cells[c] = "X"
+            for c in o:
+                cells[c] = "O"
+            found.append("".join(cells))
+    found += ["." * i + "X" + "." * (8 - i) for i in range(9)]
+    assert len(found) >= count
+    return found[:count]
+
+
+def test_the_answer_entries_setting_bounds_the_engines_answers() -> None:
+    with TestClient(create_app(Settings(answer_entries=100))) as client:
+        for board in distinct_positions(150):
+            assert client.post("/v1/analysis", json={"board": board}).status_code == 200
+        answers = client.app.state.engine.stats().answers  # type: ignore[attr-defined]
+    assert answers.max_entries == 100
+    assert answers.entries == 100 and answers.evictions >= 50

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 
 import pytest
 from fastapi.testclient import TestClient
@@ -132,3 +133,57 @@ def test_searches_are_timed_by_board_size(scrape: str) -> None:
     assert set(counts) == {'board="3-7"', 'board="8-12"', 'board="13-20"'}
     assert counts['board="3-7"'] >= 1 and counts['board="13-20"'] == 1
     assert counts['board="8-12"'] == 0
+
+
+def _value(scrape: str, name: str) -> float:
+    found = re.search(rf"^{name} (\S+)$", scrape, re.M)
+    assert found, name
+    return float(found.group(1))
+
+
+def test_engine_gauges_have_their_values(client: TestClient, scrape: str) -> None:
+    stats = client.app.state.engine.stats()  # type: ignore[attr-defined]
+    assert _value(scrape, "tictactoe_table_bytes") == stats.table_bytes > 0
+    # Scraped between requests: nothing runs, nothing waits.
+    assert _value(scrape, "tictactoe_searches_running") == 0
+    assert _value(scrape, "tictactoe_search_queue_waiting") == 0
+
+
+def test_a_running_and_a_waiting_search_are_counted_while_they_last() -> None:
+    """One search thread, two searches that each think for a second: while the
+    first runs, the second waits, and the gauges say so (read until they do,
+    while the searches last). Both end at their deadline, and are counted so."""
+    from service.app import create_app  # noqa: PLC0415
+    from service.settings import Settings  # noqa: PLC0415
+    from tests.heavy import LONG_BUDGET  # noqa: PLC0415
+
+    settings = Settings(search_threads=1, search_queue=4, node_budget=LONG_BUDGET)
+    with TestClient(create_app(settings)) as one_thread:
+        statuses: list[int] = []
+
+        def search(i: int) -> None:
+            body = {**heavy(i), "time_limit_ms": 1_000}
+            statuses.append(one_thread.post("/v1/analysis", json=body).status_code)
+
+        workers = [threading.Thread(target=search, args=(i,)) for i in range(2)]
+        for worker in workers:
+            worker.start()
+        seen = set()
+        while any(worker.is_alive() for worker in workers):
+            text = one_thread.get("/metrics").text
+            seen.add(
+                (
+                    _value(text, "tictactoe_searches_running"),
+                    _value(text, "tictactoe_search_queue_waiting"),
+                )
+            )
+            if (1, 1) in seen:
+                break
+        for worker in workers:
+            worker.join()
+        after = one_thread.get("/metrics").text
+    assert (1, 1) in seen, seen
+    assert statuses == [200, 200]
+    assert _value(after, "tictactoe_searches_deadline_exceeded_total") == 2
+    assert _value(after, "tictactoe_searches_running") == 0
+    assert _value(after, "tictactoe_search_queue_waiting") == 0
