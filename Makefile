@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz book tactics bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation book tactics bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -116,6 +116,20 @@ fuzz: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
 		-max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS)
 	$(WITH_SANITIZED_CORE) $(PY) -m pytest -p tests.core_under_test tests/fuzz/test_corpus.py -q -p no:cacheprovider
 
+# Mutation testing (not part of make test; about two hours on the project's
+# machine): mutmut mutates service/api/ and the engine's Python modules and
+# runs, for each mutant, the in-process tests that reach the mutated function
+# (pyproject.toml's [tool.mutmut]). It resumes where it stopped; `.venv/bin/mutmut
+# results` lists the survivors, `mutmut show NAME` one of them.
+MUTATION_STAMP := $(VENV)/.mutation-installed
+$(MUTATION_STAMP): $(DEV_STAMP)
+	$(PIP) install --constraint constraints.txt -e '.[dev,mutation]' 2>&1 | grep -v "is ignored" || true
+	touch $@
+
+mutation: $(MUTATION_STAMP) tools
+	$(VENV)/bin/mutmut run
+	$(VENV)/bin/mutmut results
+
 # The opening book (service/engine/book.json): every empty board's first moves,
 # proved by the engine itself with a node budget per board. Deterministic.
 book: $(DEV_STAMP)
@@ -150,7 +164,7 @@ readme: $(DEV_STAMP)
 # Re-resolve the newest versions pyproject.toml allows and pin them.
 lock:
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
-	.venv-lock/bin/pip install -q -e '.[dev]' 2>&1 | grep -v "is ignored" || true
+	.venv-lock/bin/pip install -q -e '.[dev,mutation]' 2>&1 | grep -v "is ignored" || true
 	(echo "# Exact versions for make test, make run and the image (make lock regenerates it)."; \
 	 .venv-lock/bin/pip freeze --exclude-editable | grep -v '^tictactoe') > constraints.txt
 	rm -rf .venv-lock
