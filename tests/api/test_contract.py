@@ -154,10 +154,10 @@ def test_analysis_lists_every_move_best_first(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize(
-    ("board", "status", "winner", "lines", "outcome"),
+    ("board", "status", "winner", "lines", "outcome", "score"),
     [
-        ("XXXOO....", "won", "X", [[0, 1, 2]], "loss"),
-        ("XXOOOXXOX", "drawn", None, [], "draw"),
+        ("XXXOO....", "won", "X", [[0, 1, 2]], "loss", -10),  # lost, 0 plies away
+        ("XXOOOXXOX", "drawn", None, [], "draw", 0),
     ],
 )
 def test_analysis_of_a_finished_game(
@@ -167,10 +167,12 @@ def test_analysis_of_a_finished_game(
     winner: str | None,
     lines: list[list[int]],
     outcome: str,
+    score: int,
 ) -> None:
     answer = client.post("/v1/analysis", json={"board": board}).json()
     assert (answer["status"], answer["winner"], answer["winning_lines"]) == (status, winner, lines)
     assert (answer["moves"], answer["outcome"], answer["plies"]) == ([], outcome, 0)
+    assert (answer["score"], answer["exact"], answer["stopped_by"]) == (score, True, None)
 
 
 def test_get_move_is_cacheable_with_etag_and_304(client: TestClient) -> None:

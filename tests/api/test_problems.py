@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastapi.testclient import TestClient
 
@@ -272,7 +273,10 @@ def test_body_limit_answers_before_reading_a_streamed_body(client: TestClient) -
 
     response = client.post("/v1/move", content=chunks(), headers=JSON)
     assert response.status_code == 413
-    assert response.json()["type"] == "/problems/body-too-large"
+    problem = response.json()
+    assert problem["type"] == "/problems/body-too-large"
+    assert problem["detail"].startswith("the body must be at most 16384 bytes")
+    assert response.headers["connection"] == "close"  # the rest of the body is not read
 
 
 def test_batch_has_a_larger_body_limit(client: TestClient) -> None:
@@ -300,6 +304,7 @@ def test_internal_errors_are_generic_problems(client: TestClient) -> None:
     assert response.status_code == 500
     problem = response.json()
     assert problem["type"] == "/problems/internal" and problem["request_id"] == "trace-me"
+    assert "quote request id trace-me" in problem["detail"]
     assert "secret" not in response.text and "RuntimeError" not in response.text
 
 
@@ -336,3 +341,44 @@ def test_a_batch_item_names_its_own_move(client: TestClient) -> None:
     assert first["player"] == "O" and first["rows"] == 15
     assert second["type"] == "/problems/illegal-position"
     assert second["errors"][0]["pointer"] == "/requests/1/moves/1"
+
+
+def test_head_sends_the_get_answers_headers_and_an_empty_body() -> None:
+    """At the ASGI level (the test client drops a HEAD body itself): the app
+    below answers GET with a body; HEAD gets its headers and no body bytes, and
+    the route GET matched is kept for the request's labels."""
+    from service.api.guards import RequestGuard  # noqa: PLC0415
+    from service.api.replay import AnswerCache  # noqa: PLC0415
+
+    seen_methods: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen_methods.append(scope["method"])
+        scope["route"] = "the GET route"
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"x", b"1")]})
+        await send({"type": "http.response.body", "body": b"the answer", "more_body": False})
+
+    guard = RequestGuard(
+        app,
+        body_limit=1024,
+        batch_body_limit=1024,
+        batch_path="/v1/batch",
+        answers=AnswerCache(0),
+        replayable_paths=frozenset(),
+        on_replay=lambda stored: None,
+    )
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    scope = {"type": "http", "method": "HEAD", "path": "/livez", "headers": [], "query_string": b""}
+    anyio.run(guard, scope, receive, send)
+    assert seen_methods == ["GET"]
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+    assert sent[0]["status"] == 200 and sent[0]["headers"] == [(b"x", b"1")]
+    assert sent[1]["body"] == b""
+    assert scope["route"] == "the GET route"
