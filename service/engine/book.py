@@ -107,7 +107,10 @@ class BookEntry:
         moves_data = data.get("moves")
         if not isinstance(moves_data, list):
             raise ValueError("a book entry's moves must be a list")
-        limit = board.shape.cells + 1
+        # A move's value, for the side to move here: at best a win with this
+        # move (cells - marks), at worst a loss on the next move (see search.py;
+        # install() stores the child's bounds, which _core.store() checks alike).
+        empty = board.shape.cells - board.mark_count
         moves = []
         for move in moves_data:
             if not isinstance(move, dict):
@@ -118,7 +121,7 @@ class BookEntry:
                 or (board.x | board.o) >> book_move.cell & 1
             ):
                 raise ValueError(f"book move {book_move.cell} is not an empty cell of {board!r}")
-            if not -limit <= book_move.lower <= book_move.upper <= limit:
+            if not -(empty - 1) <= book_move.lower <= book_move.upper <= empty:
                 raise ValueError(f"book move {book_move} has bounds out of order or range")
             moves.append(book_move)
         return cls(

@@ -222,7 +222,7 @@ def test_threat_win_stops_at_its_node_limit() -> None:
     assert _core.threat_win(shape, board.x, board.o, True, 1) == (0, 1)
 
 
-def test_a_flank_list_longer_than_two_is_refused_before_it_is_copied() -> None:
+def test_a_flank_list_longer_than_two_is_refused_before_it_is_written() -> None:
     # Found by the fuzzer (tests/fuzz/crashes/flank-list-overflow): a line's
     # flanks were read into room for two before their count was checked
     # (ASan: stack-buffer-overflow in read_cell_list).
@@ -230,3 +230,56 @@ def test_a_flank_list_longer_than_two_is_refused_before_it_is_copied() -> None:
     arguments[7] = [list(range(16))] * len(arguments[4])
     with pytest.raises(ValueError, match="a line's flank: expected 0 to 2 cells, got 16"):
         _core.Shape(*arguments)
+
+
+def test_a_shape_refuses_an_init_nested_in_its_own() -> None:
+    # Found in review: an item's __index__ re-initialised the shape as 3x3
+    # while its 7x7 __init__ ran; the outer call then finished (or failed)
+    # on a shape marked ready, with 3x3's size and 7x7's lines (UBSan: left
+    # shift of a negative value in the search).
+    shape = _core.Shape.__new__(_core.Shape)
+    arguments = list(shape_arguments(geometry(7, 7, 5)))
+    lines = [list(line) for line in arguments[4]]
+    first = lines[0][0]
+    nested: list[BaseException] = []
+
+    class Reinitialising:
+        def __index__(self) -> int:
+            try:
+                shape.__init__(*shape_arguments(SMALL))  # type: ignore[misc]
+            except RuntimeError as refused:
+                nested.append(refused)
+            return first
+
+    lines[0][0] = Reinitialising()
+    arguments[4] = lines
+    shape.__init__(*arguments)  # type: ignore[misc]
+    assert [str(e) for e in nested] == ["a Shape is initialised once"]
+    moves, _, _, _ = _core.analyze(shape, new_table(), 0, 0, True, 10**4, 10**3, 10**4)
+    assert len(moves) == 49  # the 7x7 shape it was built as, whole
+
+
+def test_a_table_refuses_an_init_nested_in_reading_its_size() -> None:
+    # Found in review: the size's __index__ initialised the table first; the
+    # outer __init__ then mapped a second table over it.
+    table = _core.Table.__new__(_core.Table)
+
+    class Reinitialising:
+        def __index__(self) -> int:
+            table.__init__(1 << 20)  # type: ignore[misc]
+            return 1 << 21
+
+    with pytest.raises(RuntimeError, match="initialised once"):
+        table.__init__(Reinitialising())  # type: ignore[misc]
+    assert table.stats()[5] == 1 << 20  # the inner table, whole
+
+
+def test_a_control_is_initialised_once() -> None:
+    # Found in review: a second __init__ un-cancelled a cancelled search.
+    control = _core.Control(time.monotonic() + 60)
+    control.cancel()
+    with pytest.raises(RuntimeError, match="initialised once"):
+        control.__init__(None)  # type: ignore[misc]
+    assert control.cancelled and control.deadline is not None
+    fresh = _core.Control.__new__(_core.Control)  # usable before its __init__: no deadline
+    assert fresh.deadline is None and not fresh.cancelled

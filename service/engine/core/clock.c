@@ -27,7 +27,6 @@ Control_init(Control *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &deadline)) {
         return -1;
     }
-    atomic_init(&self->cancelled, 0);
     int64_t ns = 0;
     if (deadline != Py_None) {
         double seconds = PyFloat_AsDouble(deadline);
@@ -36,7 +35,16 @@ Control_init(Control *self, PyObject *args, PyObject *kwds)
         }
         ns = seconds_to_ns(seconds);
     }
-    atomic_init(&self->deadline_ns, ns);
+    /* Once, checked after the deadline is read (that may run Python code),
+     * and stored atomically: Control.__new__ alone makes a usable Control
+     * (no deadline) that a search may already be reading. */
+    if (self->initialised) {
+        PyErr_SetString(PyExc_RuntimeError, "a Control is initialised once");
+        return -1;
+    }
+    self->initialised = 1;
+    atomic_store(&self->cancelled, 0);
+    atomic_store(&self->deadline_ns, ns);
     return 0;
 }
 

@@ -21,6 +21,7 @@ typedef struct {
     PyObject_HEAD
     atomic_int cancelled;
     atomic_llong deadline_ns; /* CLOCK_MONOTONIC nanoseconds; 0: none */
+    int initialised;          /* __init__ runs once: a search may be reading the others */
 } Control;
 
 extern PyTypeObject ControlType;

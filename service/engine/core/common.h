@@ -62,6 +62,19 @@ read_count(PyObject *obj, uint64_t min, uint64_t max, const char *what, uint64_t
     return 0;
 }
 
+/* A tuple of the sequence's items, holding a reference to each: what the
+ * caller handed is copied before it is read, so that an item whose __index__
+ * changes the caller's list cannot free what is being read. */
+static inline PyObject *
+copy_items(PyObject *seq, const char *what)
+{
+    if (!PySequence_Check(seq) || PyUnicode_Check(seq) || PyBytes_Check(seq)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of cells", what);
+        return NULL;
+    }
+    return PySequence_Tuple(seq);
+}
+
 /* a + b, or UINT64_MAX where that does not fit. */
 static inline uint64_t
 add_saturating(uint64_t a, uint64_t b)

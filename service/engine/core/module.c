@@ -489,7 +489,7 @@ core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
         goto done;
     }
     big_board_init(b, shape);
-    fast = PySequence_Fast(sequence, "moves must be a sequence");
+    fast = copy_items(sequence, "moves");
     if (fast == NULL) {
         goto done;
     }

@@ -15,13 +15,15 @@ Table_init(Table *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &size_arg)) {
         return -1;
     }
-    if (self->mapping != NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
-        return -1;
-    }
     /* At least one bucket; at most MAX_TABLE_BYTES, so that the size with
      * its alignment slack below cannot wrap. */
     if (read_count(size_arg, BUCKET_BYTES, MAX_TABLE_BYTES, "size_bytes", &size) < 0) {
+        return -1;
+    }
+    /* Once, checked after the size is read (reading it may run Python code,
+     * this very __init__ included) and with no Python code from here on. */
+    if (self->mapping != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
         return -1;
     }
     uint64_t buckets = size / BUCKET_BYTES; /* any count: bucket_of() scales the hash */

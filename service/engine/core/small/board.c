@@ -5,19 +5,6 @@
  */
 #include "board.h"
 
-/* A tuple of the sequence's items, holding a reference to each: what the
- * caller handed is copied before it is read, so that an item whose __index__
- * changes the caller's list cannot free what is being read. */
-static PyObject *
-copy_items(PyObject *seq, const char *what)
-{
-    if (!PySequence_Check(seq) || PyUnicode_Check(seq) || PyBytes_Check(seq)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a sequence of cells", what);
-        return NULL;
-    }
-    return PySequence_Tuple(seq);
-}
-
 /* Read 'low' to 'high' cells of the board into 'out' (room for 'high'). */
 static int
 read_cell_list(PyObject *seq, int cells, uint8_t *out, Py_ssize_t low, Py_ssize_t high,
@@ -101,6 +88,9 @@ read_flanks(Shape *self, PyObject *flanks)
     return 0;
 }
 
+static int shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines,
+                      PyObject *symmetries, PyObject *order, PyObject *flanks);
+
 static int
 Shape_init(Shape *self, PyObject *args, PyObject *kwds)
 {
@@ -117,10 +107,23 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "shape out of range");
         return -1;
     }
-    if (self->ready) {
+    /* Once: refused while another __init__ of this shape runs (an item's
+     * __index__ may call it) and after one has succeeded. */
+    if (self->ready != SHAPE_NEW) {
         PyErr_SetString(PyExc_RuntimeError, "a Shape is initialised once");
         return -1;
     }
+    self->ready = SHAPE_BUSY;
+    int result = shape_fill(self, rows, cols, k, tag, lines, symmetries, order, flanks);
+    self->ready = result == 0 ? SHAPE_READY : SHAPE_NEW;
+    return result;
+}
+
+/* Shape_init's work, with no check of its own: see there. */
+static int
+shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines, PyObject *symmetries,
+           PyObject *order, PyObject *flanks)
+{
     int cells = rows * cols;
     self->rows = rows;
     self->cols = cols;
@@ -244,7 +247,6 @@ Shape_init(Shape *self, PyObject *args, PyObject *kwds)
     for (int i = 0; i < cells; i++) {
         self->rank[self->order[i]] = (uint8_t)i;
     }
-    self->ready = 1;
     return 0;
 }
 
@@ -255,7 +257,7 @@ shape_arg(PyObject *obj, void *out)
         PyErr_SetString(PyExc_TypeError, "shape must be a Shape");
         return 0;
     }
-    if (!((Shape *)obj)->ready) {
+    if (((Shape *)obj)->ready != SHAPE_READY) {
         PyErr_SetString(PyExc_ValueError, "the shape is not initialised");
         return 0;
     }

@@ -46,8 +46,10 @@ typedef struct {
     int exact;
     uint64_t flank[MAX_LINES];
     lineset flank_mask[MAX_CELLS];
-    int ready; /* set once __init__ has succeeded; it then refuses to run again */
+    int ready; /* SHAPE_NEW, SHAPE_BUSY while __init__ runs, SHAPE_READY once it succeeded */
 } Shape;
+
+enum { SHAPE_NEW = 0, SHAPE_BUSY = 1, SHAPE_READY = 2 };
 
 extern PyTypeObject ShapeType;
 
