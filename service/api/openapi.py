@@ -30,12 +30,14 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     spec = get_openapi(
         title=app.title, version=app.version, description=app.description, routes=app.routes
     )
-    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    # FastAPI's document always has these: schemas (the request models), paths
+    # and each operation's responses.
+    schemas = spec["components"]["schemas"]
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
-    for path_item in spec.get("paths", {}).values():
+    for path_item in spec["paths"].values():
         for operation in path_item.values():
-            responses = operation.setdefault("responses", {})
+            responses = operation["responses"]
             for code in ("405", "408", "431", "500"):
                 responses.setdefault(code, {"description": EVERY_ROUTE[code]})
             for code, response in responses.items():

@@ -305,6 +305,7 @@ def test_internal_errors_are_generic_problems(client: TestClient) -> None:
     problem = response.json()
     assert problem["type"] == "/problems/internal" and problem["request_id"] == "trace-me"
     assert "quote request id trace-me" in problem["detail"]
+    assert problem["instance"] == "/v1/move"
     assert "secret" not in response.text and "RuntimeError" not in response.text
 
 
