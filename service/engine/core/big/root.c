@@ -65,6 +65,20 @@ set_proof(BigRootMove *m, const BigBoard *b, int plies, int exact, const Line *l
     }
 }
 
+/* A move the other side's forced win of ``plies`` answers: a proven loss, its
+ * line the move and then that win. */
+static void
+set_refuted(BigRootMove *m, const BigBoard *b, int plies, const Line *proof)
+{
+    Line line;
+    line.length = 0;
+    line.cell[line.length++] = (int16_t)m->cell;
+    for (int j = 0; j < count_line(proof) && line.length < BIG_MAX_CELLS; j++) {
+        line.cell[line.length++] = proof->cell[j];
+    }
+    set_proof(m, b, -(plies + 1), 0, &line);
+}
+
 /* The estimate of a search value: wins and losses the search saw but did not
  * prove stay estimates (0.95), the rest is squashed into (-0.9, 0.9). */
 static double
@@ -263,13 +277,7 @@ verify_best(BigSearch *S, BigRootMove *moves, int count, uint64_t budget)
         if (!plies) {
             return;
         }
-        Line line;
-        line.length = 0;
-        line.cell[line.length++] = (int16_t)best->cell;
-        for (int j = 0; j < count_line(&proof) && line.length < BIG_MAX_CELLS; j++) {
-            line.cell[line.length++] = proof.cell[j];
-        }
-        set_proof(best, b, -(plies + 1), 0, &line);
+        set_refuted(best, b, plies, &proof);
     }
 }
 
@@ -422,13 +430,7 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
             unallow(&S->clock, limit);
             big_undo(b, m->cell);
             if (plies) {
-                Line line;
-                line.length = 0;
-                line.cell[line.length++] = (int16_t)m->cell;
-                for (int j = 0; j < count_line(&proof) && line.length < BIG_MAX_CELLS; j++) {
-                    line.cell[line.length++] = proof.cell[j];
-                }
-                set_proof(m, b, -(plies + 1), 0, &line);
+                set_refuted(m, b, plies, &proof);
             }
         }
         unallow_time(&S->clock, phase);
