@@ -10,12 +10,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from service.api.problems import ProblemError
-from service.api.solver import Admission
+from service.api.solver import MIN_BATCH_ITEM_BUDGET, Admission
 from service.app import create_app
 from service.engine import Analysis, SearchControl
 from service.settings import Settings
 from tests.heavy import HARD, LONG_BUDGET, K, heavy, heavy_board
-from tests.ops.waiting import HUNG_TEST_SECONDS, wait_for
+from tests.ops.waiting import HUNG_TEST_SECONDS, sample, wait_for
 
 HEAVY = {"board": HARD}  # 7x7, k=5: millions of nodes to settle
 
@@ -28,11 +28,9 @@ def deep() -> TestClient:
         yield client
 
 
-def searches(client: TestClient) -> float:
-    for line in client.get("/metrics").text.splitlines():
-        if line.startswith("tictactoe_searches_total "):
-            return float(line.split()[1])
-    raise AssertionError("no tictactoe_searches_total")
+def scraped(client: TestClient, name: str) -> float:
+    """One sample's value on the app's /metrics now."""
+    return sample(client.get("/metrics").text, name)
 
 
 def test_the_server_deadline_cuts_a_search_and_the_answer_says_so(deep: TestClient) -> None:
@@ -49,13 +47,13 @@ def test_a_request_may_ask_for_less_time(deep: TestClient) -> None:
 
 def test_deadline_answers_are_never_replayed_or_cached(deep: TestClient) -> None:
     body = heavy()
-    before = searches(deep)
+    before = scraped(deep, "tictactoe_searches_total")
     for _ in range(3):
         answer = deep.post("/v1/move", json={**body, "time_limit_ms": 20}).json()
         assert answer["stopped_by"] == "deadline"
     response = deep.get("/v1/move", params={**body, "time_limit_ms": "20"})
     assert response.headers["cache-control"] == "no-store"
-    assert searches(deep) == before + 4  # every request searched again
+    assert scraped(deep, "tictactoe_searches_total") == before + 4  # every request searched again
 
 
 def test_budget_answers_name_the_budget() -> None:
@@ -79,25 +77,16 @@ def test_a_batch_has_one_deadline_for_all_its_searches() -> None:
     assert all(len(r["best_moves"]) >= 1 for r in results)
 
 
-def search_nodes(client: TestClient) -> float:
-    for line in client.get("/metrics").text.splitlines():
-        if line.startswith("tictactoe_search_nodes_total "):
-            return float(line.split()[1])
-    raise AssertionError("no tictactoe_search_nodes_total")
-
-
 def test_a_batch_shares_its_node_budget_and_its_last_searches_get_the_minimum() -> None:
-    from service.api.solver import MIN_BATCH_ITEM_BUDGET  # noqa: PLC0415
-
     # Five heavy positions, each wanting far more than the single-search budget
     # of 20,000 nodes: the first spends it all, the second the 10,000 left of
     # the batch's 30,000, and the last three the minimum each.
     single, batch = 20_000, 30_000
     settings = Settings(node_budget=single, batch_node_budget=batch, batch_deadline_ms=60_000)
     with TestClient(create_app(settings)) as client:
-        before = search_nodes(client)
+        before = scraped(client, "tictactoe_search_nodes_total")
         results = client.post("/v1/batch", json={"requests": [heavy(i) for i in range(5)]})
-        spent = search_nodes(client) - before
+        spent = scraped(client, "tictactoe_search_nodes_total") - before
     assert results.status_code == 200
     assert all(r["stopped_by"] == "budget" for r in results.json()["results"])
     # Each search may overrun its budget by the few nodes it checks between

@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 
 from service.app import create_app
 from service.settings import Settings
-from tests.heavy import heavy
+from tests.heavy import LONG_BUDGET, heavy
 from tests.ops.promtool import promtool
-from tests.ops.waiting import wait_for
+from tests.ops.waiting import sample, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +133,7 @@ def test_startup_solve_seconds_lie_within_the_start_up() -> None:
     with TestClient(app) as fresh:
         wait_for("ready", lambda: fresh.get("/readyz").status_code == 200)
         window = time.perf_counter() - started
-        solve = _value(fresh.get("/metrics").text, "tictactoe_startup_solve_seconds")
+        solve = sample(fresh.get("/metrics").text, "tictactoe_startup_solve_seconds")
     assert 0 < solve <= window
 
 
@@ -152,26 +152,18 @@ def test_searches_are_timed_by_board_size(scrape: str) -> None:
     assert counts['board="8-12"'] == 0
 
 
-def _value(scrape: str, name: str) -> float:
-    found = re.search(rf"^{name} (\S+)$", scrape, re.M)
-    assert found, name
-    return float(found.group(1))
-
-
 def test_engine_gauges_have_their_values(client: TestClient, scrape: str) -> None:
     stats = client.app.state.engine.stats()  # type: ignore[attr-defined]
-    assert _value(scrape, "tictactoe_table_bytes") == stats.table_bytes > 0
+    assert sample(scrape, "tictactoe_table_bytes") == stats.table_bytes > 0
     # Scraped between requests: nothing runs, nothing waits.
-    assert _value(scrape, "tictactoe_searches_running") == 0
-    assert _value(scrape, "tictactoe_search_queue_waiting") == 0
+    assert sample(scrape, "tictactoe_searches_running") == 0
+    assert sample(scrape, "tictactoe_search_queue_waiting") == 0
 
 
 def test_a_running_and_a_waiting_search_are_counted_while_they_last() -> None:
     """One search thread, two searches that each think for a second: while the
     first runs, the second waits, and the gauges say so (read until they do,
     while the searches last). Both end at their deadline, and are counted so."""
-    from tests.heavy import LONG_BUDGET  # noqa: PLC0415
-
     settings = Settings(search_threads=1, search_queue=4, node_budget=LONG_BUDGET)
     with TestClient(create_app(settings)) as one_thread:
         statuses: list[int] = []
@@ -188,8 +180,8 @@ def test_a_running_and_a_waiting_search_are_counted_while_they_last() -> None:
             text = one_thread.get("/metrics").text
             seen.add(
                 (
-                    _value(text, "tictactoe_searches_running"),
-                    _value(text, "tictactoe_search_queue_waiting"),
+                    sample(text, "tictactoe_searches_running"),
+                    sample(text, "tictactoe_search_queue_waiting"),
                 )
             )
             if (1, 1) in seen:
@@ -199,6 +191,6 @@ def test_a_running_and_a_waiting_search_are_counted_while_they_last() -> None:
         after = one_thread.get("/metrics").text
     assert (1, 1) in seen, seen
     assert statuses == [200, 200]
-    assert _value(after, "tictactoe_searches_deadline_exceeded_total") == 2
-    assert _value(after, "tictactoe_searches_running") == 0
-    assert _value(after, "tictactoe_search_queue_waiting") == 0
+    assert sample(after, "tictactoe_searches_deadline_exceeded_total") == 2
+    assert sample(after, "tictactoe_searches_running") == 0
+    assert sample(after, "tictactoe_search_queue_waiting") == 0
