@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from service.engine import Board, Geometry, Outcome, Player, Status
+from service.engine import Board, Geometry, Outcome, Player, Rule, Status
 
 LITERATURE_PATH = Path(__file__).resolve().parents[2] / "docs" / "mnk-results.json"
 
@@ -98,9 +98,9 @@ def _value(shape: Geometry, me: int, opp: int) -> int:
 
 def _move(shape: Geometry, me: int, opp: int, cell: int) -> int:
     mine = me | 1 << cell
-    if shape.has_line_through(mine, cell):
+    if _wins_through(shape, mine, cell):
         return shape.cells  # a win on this very move: n = 1
-    if mine | opp == shape.full:
+    if mine | opp == (1 << shape.cells) - 1:
         return 0
     reply = _value(shape, opp, mine)
     if reply > 0:
@@ -108,3 +108,37 @@ def _move(shape: Geometry, me: int, opp: int, cell: int) -> int:
     if reply < 0:
         return -reply - 1
     return 0
+
+
+def _wins_through(shape: Geometry, marks: int, cell: int) -> bool:
+    return any(
+        marks & line == line and not marks & flank for line, flank in _lines_by_cell(shape)[cell]
+    )
+
+
+@cache
+def _lines_by_cell(shape: Geometry) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """For each cell, every line of k cells through it, as (its cells, the cells
+    that flank it under the exact rule, else 0): built here from rows, cols, k
+    and the rule alone, so that the engine's own rule code is not the judge of
+    itself (and a mutant of it cannot fool the reference too)."""
+    rows, cols, k = shape.rows, shape.cols, shape.k
+    by_cell: list[list[tuple[int, int]]] = [[] for _ in range(rows * cols)]
+
+    def on_board(row: int, col: int) -> bool:
+        return 0 <= row < rows and 0 <= col < cols
+
+    for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for row in range(rows):
+            for col in range(cols):
+                cells = [(row + i * d_row, col + i * d_col) for i in range(k)]
+                if not all(on_board(*c) for c in cells):
+                    continue
+                line = sum(1 << (r * cols + c) for r, c in cells)
+                flank = 0
+                if shape.rule is Rule.EXACT:
+                    for r, c in ((row - d_row, col - d_col), (row + k * d_row, col + k * d_col)):
+                        flank |= 1 << (r * cols + c) if on_board(r, c) else 0
+                for r, c in cells:
+                    by_cell[r * cols + c].append((line, flank))
+    return tuple(tuple(lines) for lines in by_cell)
