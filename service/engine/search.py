@@ -116,21 +116,45 @@ def to_internal(public: int, marks: int) -> int:
 
 ShapeArguments = tuple[Any, ...]
 # The exact core holds a board in one machine word: at most this many cells.
-SMALL_MAX_CELLS = 49
-SMALL_MAX_SIDE = 7
+SMALL_MAX_CELLS = 64
+SMALL_MAX_SIDE = 8
+# Up to 7x7 the exact core alone answers; with a side of 8 it searches first
+# (core_first()). Tags up to 7x7 keep the numbers they had before the core held
+# 8x8, so that those boards' tables (and node counts) stay as they were.
+CORE_ALONE_SIDE = 7
+
+
+def _tag_up_to_7x7(rows: int, cols: int, k: int) -> int:
+    span = CORE_ALONE_SIDE - MIN_SIDE + 1
+    return ((rows - MIN_SIDE) * span + cols - MIN_SIDE) * CORE_ALONE_SIDE + k
+
+
+_FIRST_TAG_OF_8 = _tag_up_to_7x7(7, 7, 7) + 1
 
 
 def core_tag(shape: Geometry) -> int:
-    """A small number unique to a shape the exact core holds, so that one table
-    holds positions of every shape without two of them sharing a key (the rule
-    has a bit of the key of its own: see ``core/small/board.h``)."""
-    span = SMALL_MAX_SIDE - MIN_SIDE + 1
-    return ((shape.rows - MIN_SIDE) * span + shape.cols - MIN_SIDE) * SMALL_MAX_SIDE + shape.k
+    """A small number (below 256) unique to a shape the exact core holds, so that
+    one table holds positions of every shape without two of them sharing a key
+    (the rule and the side to move have bits of the key of their own: see
+    ``core/small/board.h``). Shapes with a side of 8 come after all of 7x7's."""
+    if max(shape.rows, shape.cols) <= CORE_ALONE_SIDE:
+        return _tag_up_to_7x7(shape.rows, shape.cols, shape.k)
+    other = min(shape.rows, shape.cols) - MIN_SIDE  # 0 to 5
+    turned = int(shape.rows > shape.cols)
+    ks = SMALL_MAX_SIDE - MIN_SIDE + 1
+    return _FIRST_TAG_OF_8 + (other * 2 + turned) * ks + shape.k - MIN_SIDE
 
 
 def is_small(shape: Geometry) -> bool:
     """Whether the exact core holds the board (else the big-board search plays it)."""
     return shape.cells <= SMALL_MAX_CELLS and max(shape.rows, shape.cols) <= SMALL_MAX_SIDE
+
+
+def core_first(shape: Geometry) -> bool:
+    """Whether the exact core holds the board but may not finish it: a side of 8,
+    where it searches first and the big-board search plays on where it cannot
+    settle the outcome (``Engine`` says how the budget is shared)."""
+    return is_small(shape) and max(shape.rows, shape.cols) > CORE_ALONE_SIDE
 
 
 def shape_arguments(shape: Geometry) -> ShapeArguments:

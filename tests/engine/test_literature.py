@@ -1,5 +1,5 @@
 """The literature's table of empty boards, ``docs/mnk-results.json``: one entry per game
-from 3x3 to 7x7, and values that obey the two rules that carry results from
+from 3x3 to 8x8, and values that obey the two rules that carry results from
 board to board (``../shared/mnk-results.md``).
 
 The book's tests and ``bench/engine.py`` take it as their oracle, so a slip in
@@ -13,14 +13,14 @@ import json
 from service.engine import Outcome
 from tests.engine.oracle import LITERATURE_PATH, literature, literature_table
 
-SIDES = range(3, 8)
+SIDES = range(3, 9)
 
 
 def test_each_game_has_one_entry_with_the_shorter_side_first() -> None:
     games = json.loads(LITERATURE_PATH.read_text())["games"]
     keys = [(g["rows"], g["cols"], g["k"]) for g in games]
     expected = {(r, c, k) for r in SIDES for c in SIDES if r <= c for k in range(3, c + 1)}
-    assert len(keys) == len(set(keys)) == 55
+    assert len(keys) == len(set(keys)) == 91
     assert set(keys) == expected
     assert {g["outcome"] for g in games} <= {o.value for o in Outcome}
 

@@ -99,18 +99,18 @@ def bent(r: Reader, items: list[Any], make: Callable[[Reader], Any]) -> list[Any
 
 def odd_item(r: Reader) -> Any:
     """A cell number, or something that is not one."""
-    return r.choice([r.integer(0, 48), r.integer(-5, 60), "3", 2.5, None, [1], True])
+    return r.choice([r.integer(0, 63), r.integer(-5, 70), "3", 2.5, None, [1], True])
 
 
 def small_shape(r: Reader) -> Any:
     """A core Shape: usually a real one, sometimes built from bent arguments."""
-    rows, cols = r.integer(3, 7), r.integer(3, 7)
-    k = r.integer(3, 7)
+    rows, cols = r.integer(3, 8), r.integer(3, 8)
+    k = r.integer(3, 8)
     try:
         shape = geometry(rows, cols, k, r.choice(["freestyle", "exact"]))
     except REFUSALS:
         shape = geometry(3, 3, 3)
-    if shape.cells > _core.SMALL_MAX_CELLS or max(shape.rows, shape.cols) > 7:
+    if shape.cells > _core.SMALL_MAX_CELLS or max(shape.rows, shape.cols) > 8:
         shape = geometry(3, 3, 3)
     if r.byte() < 200:
         return core_shape(shape)
@@ -130,7 +130,7 @@ def bits(r: Reader, cells: int) -> Any:
     """A bitboard: usually of ``cells`` cells, sometimes anything."""
     if r.byte() < 16:
         return r.choice([-1, 2**64, 2**80, "x", None, 1.5])
-    return r.below(1 << cells) if r.flag() else r.integer(0, 2**49)
+    return r.below(1 << cells) if r.flag() else r.integer(0, 2**64 - 1)
 
 
 def control(r: Reader) -> Any:
@@ -161,7 +161,7 @@ def fuzz_table(r: Reader) -> None:
 
 def fuzz_analyze(r: Reader) -> None:
     shape = small_shape(r)
-    x, o = bits(r, 49), bits(r, 49)
+    x, o = bits(r, 64), bits(r, 64)
     total = r.integer(1, SMALL_BUDGET)
     outcome = r.integer(1, total)
     distance = r.integer(outcome, total)

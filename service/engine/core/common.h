@@ -5,7 +5,7 @@
  *
  * The files, by concept: module.c (the Python glue), table.h (the shared
  * table of TTT_TABLE_MB), clock.h (the node budget, the deadline and
- * cancellation), and small/ (the exact core, for boards of at most 49 cells:
+ * cancellation), and small/ (the exact core, for boards up to 8x8, 64 cells:
  * bitboards of one machine word, proofs by alpha-beta, pairings, threats and
  * zones; small/search.h lists its files).
  */

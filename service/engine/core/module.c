@@ -16,7 +16,7 @@ read_bitboard(PyObject *obj, uint64_t *out, const char *what)
 {
     unsigned long long v = PyLong_AsUnsignedLongLong(obj);
     if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Format(PyExc_ValueError, "%s must be a bitboard of at most 49 cells", what);
+        PyErr_Format(PyExc_ValueError, "%s must be a bitboard of at most 64 cells", what);
         return -1;
     }
     *out = v;
@@ -222,7 +222,7 @@ core_pairing(PyObject *Py_UNUSED(module), PyObject *args)
     }
     Pairing P;
     uint64_t empty = shape->full & ~(n.me | n.opp);
-    if (!cannot_win(shape, n.my_open, n.me, empty, 0, &P)) {
+    if (!cannot_win(shape, &n.my_open, n.me, empty, 0, &P)) {
         Py_RETURN_NONE;
     }
     PyObject *pairs = PyList_New(P.count);
@@ -269,6 +269,11 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
     root_node(shape, x, o, x_to_move, &n);
     uint64_t key0, key1;
     canonical(shape, &n, &key0, &key1);
+    if (key0 == 0) {
+        PyErr_Format(PyExc_ValueError, "a position of this shape with fewer than %d free cells has "
+                     "no key: the table does not hold it", WIDE_META_BITS);
+        return NULL;
+    }
     Search S = {0};
     S.sh = shape;
     S.tt = table;

@@ -147,7 +147,7 @@ table_probe(Table *t, uint64_t key0, uint64_t key1, int *lower, int *upper, int 
     int found = 0;
     lock_stripe(t, b);
     for (int i = 0; i < BUCKET_SLOTS; i++) {
-        if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+        if (slots[i].key0 == key0 && slots[i].key1 == key1 && !(slots[i].work & ENTRY_BIG)) {
             *lower = slots[i].lower;
             *upper = slots[i].upper;
             *move = slots[i].move;
@@ -186,13 +186,14 @@ ask_for_huge_pages(Table *t)
     }
 }
 
-/* The slot a store to (key0, key1) takes, under the bucket's lock: the key's
- * own, else an empty one (*filled), else the one of least work (*evicted). */
+/* The slot a store to (key0, key1) of its kind (0 or ENTRY_BIG) takes, under
+ * the bucket's lock: the key's own, else an empty one (*filled), else the one
+ * of least work (*evicted). */
 static inline Entry *
-claim_slot(Entry *slots, uint64_t key0, uint64_t key1, int *filled, int *evicted)
+claim_slot(Entry *slots, uint64_t key0, uint64_t key1, int kind, int *filled, int *evicted)
 {
     for (int i = 0; i < BUCKET_SLOTS; i++) {
-        if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+        if (slots[i].key0 == key0 && slots[i].key1 == key1 && (slots[i].work & ENTRY_BIG) == kind) {
             return &slots[i];
         }
     }
@@ -204,7 +205,7 @@ claim_slot(Entry *slots, uint64_t key0, uint64_t key1, int *filled, int *evicted
     }
     Entry *target = &slots[0];
     for (int i = 1; i < BUCKET_SLOTS; i++) {
-        if (slots[i].work < target->work) {
+        if ((slots[i].work & WORK_BITS) < (target->work & WORK_BITS)) {
             target = &slots[i];
         }
     }
@@ -243,7 +244,7 @@ table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int mo
     int work = work_of(nodes);
     int filled = 0, evicted = 0;
     lock_stripe(t, b);
-    Entry *target = claim_slot(slots, key0, key1, &filled, &evicted);
+    Entry *target = claim_slot(slots, key0, key1, 0, &filled, &evicted);
     if (!filled && !evicted) {
         /* The same position: both bounds are proven, so their intersection is. */
         int merged_lower = target->lower > lower ? target->lower : lower;
@@ -252,7 +253,7 @@ table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int mo
             lower = merged_lower;
             upper = merged_upper;
         }
-        if (target->work > work) {
+        if (target->work > work) { /* a small board's entry: no ENTRY_BIG */
             work = target->work;
         }
         tried |= target->tried;
@@ -277,7 +278,7 @@ table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bound, 
     int found = 0;
     lock_stripe(t, b);
     for (int i = 0; i < BUCKET_SLOTS; i++) {
-        if (slots[i].key0 == key0 && slots[i].key1 == key1) {
+        if (slots[i].key0 == key0 && slots[i].key1 == key1 && (slots[i].work & ENTRY_BIG)) {
             *value = slots[i].value;
             *move = slots[i].move_low | (slots[i].tried & 1) << 8;
             *bound = slots[i].tried >> 1 & 3;
@@ -300,7 +301,7 @@ table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, in
     int filled = 0, evicted = 0;
     depth = depth < 0 ? 0 : depth > 31 ? 31 : depth;
     lock_stripe(t, b);
-    Entry *target = claim_slot(slots, key0, key1, &filled, &evicted);
+    Entry *target = claim_slot(slots, key0, key1, ENTRY_BIG, &filled, &evicted);
     if (!filled && !evicted && (target->tried >> 3) > depth && bound != BOUND_EXACT) {
         /* The same position searched deeper: keep that, but take the new move. */
         if (move != BIG_NO_MOVE) {
@@ -314,7 +315,7 @@ table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, in
     target->key1 = key1;
     target->value = (int16_t)value;
     target->move_low = (uint8_t)move;
-    target->work = (uint8_t)work;
+    target->work = (uint8_t)(work | ENTRY_BIG);
     target->tried = (uint8_t)((move >> 8 & 1) | bound << 1 | depth << 3);
     unlock_stripe(t, b);
     count_store(t, filled, evicted);

@@ -15,9 +15,10 @@
  * The small boards' entries (small/) hold proven lower and upper bounds only,
  * keyed on the canonical position itself; see canonical() in small/board.h.
  * The big boards' entries (big/) hold a search's value, with its bound, depth
- * and best move, keyed on two Zobrist hashes with the top bit set, which no
- * small board's key has (see big_key() in big/board.h). Replacement treats
- * both alike: by the work that produced them.
+ * and best move, keyed on two Zobrist hashes (see big_key() in big/board.h),
+ * and say so (ENTRY_BIG): a probe of one kind never finds the other, whatever
+ * their bits (8x8's keys use all 64 bits of a word). Replacement treats both
+ * alike: by the work that produced them.
  */
 #ifndef CORE_TABLE_H
 #define CORE_TABLE_H
@@ -45,7 +46,8 @@ typedef struct {
             uint8_t move_low; /* the move's low 8 bits */
         } __attribute__((packed));
     } __attribute__((packed));
-    uint8_t work;  /* bit length of the nodes that proved (or searched) it */
+    uint8_t work;  /* bit length of the nodes that proved (or searched) it (WORK_BITS),
+                    * and ENTRY_BIG on a big board's entry */
     /* Small boards: TRIED_* knowledge that found nothing here, not worth a
      * retry. Big boards: the move's 9th bit, the bound (2 bits), the depth. */
     uint8_t tried;
@@ -56,6 +58,11 @@ _Static_assert(sizeof(Entry) == 21, "an entry is 21 bytes");
 _Static_assert(sizeof(Entry) * BUCKET_SLOTS <= BUCKET_BYTES, "a bucket fits its entries");
 
 enum { TRIED_MINE = 1, TRIED_THEIRS = 2, TRIED_VCF = 4 };
+
+/* A small board's key and a big board's never stand for each other, whatever
+ * their bits: an entry says which kind it is, and a probe of one kind never
+ * finds the other. */
+enum { WORK_BITS = 0x7f, ENTRY_BIG = 0x80 };
 
 typedef struct {
     PyObject_HEAD

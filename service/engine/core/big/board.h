@@ -230,7 +230,9 @@ void big_undo(BigBoard *b, int cell);
 /* The evaluation for the side to move (see board.c). */
 int big_evaluate(const BigBoard *b);
 
-/* The position's key in the shared table: never equal to a small board's. */
+/* The position's key in the shared table (its entries are ENTRY_BIG, apart
+ * from the small boards'); the top bit keeps the first word from 0, an empty
+ * slot's. */
 static inline void
 big_key(const BigBoard *b, uint64_t *key0, uint64_t *key1)
 {

@@ -50,7 +50,7 @@ is_permutation(const uint8_t *p, int cells)
     for (int i = 0; i < cells; i++) {
         seen |= (uint64_t)1 << p[i];
     }
-    return seen == (((uint64_t)1 << cells) - 1);
+    return seen == (cells == 64 ? ~(uint64_t)0 : ((uint64_t)1 << cells) - 1);
 }
 
 /* The exact rule's flanks: for each line, the 0 to 2 cells just past its ends. */
@@ -81,7 +81,7 @@ read_flanks(Shape *self, PyObject *flanks)
                 return -1;
             }
             self->flank[i] |= (uint64_t)1 << ends[j];
-            self->flank_mask[ends[j]] |= (lineset)1 << i;
+            ls_add(&self->flank_mask[ends[j]], i);
         }
     }
     Py_DECREF(fast);
@@ -130,12 +130,22 @@ shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines, PyO
     self->k = k;
     self->tag = tag;
     self->cells = cells;
-    self->full = ((uint64_t)1 << cells) - 1;
+    self->full = cells == 64 ? ~(uint64_t)0 : ((uint64_t)1 << cells) - 1;
     memset(self->nthrough, 0, sizeof(self->nthrough));
     memset(self->through_mask, 0, sizeof(self->through_mask));
     memset(self->flank, 0, sizeof(self->flank));
     memset(self->flank_mask, 0, sizeof(self->flank_mask));
     self->exact = flanks != Py_None;
+    self->wide = cells > NARROW_CELLS;
+    if (self->wide) {
+        /* The marker bit, the side to move's bit (0 here), the rule, k - 3 and
+         * which of 8x8, 7x8 and 8x7: WIDE_META_BITS in all. */
+        int which = rows == cols ? 0 : rows < cols ? 1 : 2;
+        self->meta = 1 | (uint64_t)self->exact << 2 | (uint64_t)(k - 3) << 3 | (uint64_t)which << 6;
+    }
+    else {
+        self->meta = ((uint64_t)tag << 1 | 1 << 9 | (uint64_t)self->exact << 10) << 52;
+    }
 
     PyObject *fast = copy_items(lines, "lines");
     if (fast == NULL) {
@@ -144,10 +154,11 @@ shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines, PyO
     Py_ssize_t nlines = PySequence_Fast_GET_SIZE(fast);
     if (nlines < 1 || nlines > MAX_LINES) {
         Py_DECREF(fast);
-        PyErr_SetString(PyExc_ValueError, "between 1 and 128 lines");
+        PyErr_Format(PyExc_ValueError, "between 1 and %d lines", MAX_LINES);
         return -1;
     }
     self->nlines = (int)nlines;
+    self->words = (int)(nlines + 63) / 64;
     for (Py_ssize_t i = 0; i < nlines; i++) {
         uint8_t line_cells[MAX_SIDE];
         if (read_cell_list(PySequence_Fast_GET_ITEM(fast, i), cells, line_cells, k, k,
@@ -165,7 +176,7 @@ shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines, PyO
                 return -1;
             }
             self->through[c][self->nthrough[c]++] = (uint8_t)i;
-            self->through_mask[c] |= (lineset)1 << i;
+            ls_add(&self->through_mask[c], i);
         }
         if (__builtin_popcountll(mask) != k) {
             Py_DECREF(fast);
@@ -275,14 +286,14 @@ PyTypeObject ShapeType = {
 };
 
 static inline uint64_t
-new_threats(const Shape *sh, uint64_t mine, lineset my_open, int cell)
+new_threats(const Shape *sh, uint64_t mine, const lineset *my_open, int cell)
 {
     uint64_t found = 0;
     int need = sh->k - 1;
-    lineset open_here = my_open & sh->through_mask[cell];
-    for (int half = 0; half < 2; half++) {
-        const uint64_t *lines = &sh->line[64 * half];
-        for (uint64_t bits = (uint64_t)(open_here >> (64 * half)); bits; bits &= bits - 1) {
+    lineset open_here = *my_open & sh->through_mask[cell];
+    for (int w = 0; w < sh->words; w++) {
+        const uint64_t *lines = &sh->line[64 * w];
+        for (uint64_t bits = open_here[w]; bits; bits &= bits - 1) {
             uint64_t m = lines[__builtin_ctzll(bits)];
             if (__builtin_popcountll(mine & m) == need) {
                 found |= m & ~mine;
@@ -303,17 +314,17 @@ play(const Shape *sh, const Node *n, int cell, Node *child)
         /* The mark closes the mover's lines that it flanks; where one of them
          * held a threat, the mover's threats are counted again. */
         lineset closed = mine_open & sh->flank_mask[cell];
-        if (closed) {
+        if (ls_any(&closed)) {
             mine_open &= ~closed;
-            if (threats_in(sh, mine, closed)) {
-                mine_thr = threats_in(sh, mine, mine_open);
+            if (threats_in(sh, mine, &closed)) {
+                mine_thr = threats_in(sh, mine, &mine_open);
             }
         }
     }
     child->me = n->opp;
     child->opp = mine;
     child->my_thr = n->opp_thr & ~bit;
-    child->opp_thr = mine_thr | new_threats(sh, mine, mine_open, cell);
+    child->opp_thr = mine_thr | new_threats(sh, mine, &mine_open, cell);
     child->my_open = n->opp_open & ~sh->through_mask[cell];
     child->opp_open = mine_open;
     /* All MAX_SYMS frames, used or not (the images past nsyms are 0): work of
@@ -330,12 +341,12 @@ play(const Shape *sh, const Node *n, int cell, Node *child)
 }
 
 uint64_t
-threats_in(const Shape *sh, uint64_t mine, lineset open)
+threats_in(const Shape *sh, uint64_t mine, const lineset *open)
 {
     uint64_t found = 0;
-    for (int half = 0; half < 2; half++) {
-        for (uint64_t bits = (uint64_t)(open >> (64 * half)); bits; bits &= bits - 1) {
-            uint64_t m = sh->line[64 * half + __builtin_ctzll(bits)];
+    for (int w = 0; w < sh->words; w++) {
+        for (uint64_t bits = (*open)[w]; bits; bits &= bits - 1) {
+            uint64_t m = sh->line[64 * w + __builtin_ctzll(bits)];
             if (__builtin_popcountll(mine & m) == sh->k - 1) {
                 found |= m & ~mine;
             }
@@ -344,16 +355,16 @@ threats_in(const Shape *sh, uint64_t mine, lineset open)
     return found;
 }
 
-lineset
-open_lines(const Shape *sh, uint64_t mine, uint64_t theirs)
+void
+open_lines(const Shape *sh, uint64_t mine, uint64_t theirs, lineset *out)
 {
-    lineset set = 0;
+    lineset set = LS_NONE;
     for (int l = 0; l < sh->nlines; l++) {
         if (!(theirs & sh->line[l]) && !(mine & sh->flank[l])) {
-            set |= (lineset)1 << l;
+            ls_add(&set, l);
         }
     }
-    return set;
+    *out = set;
 }
 
 void
@@ -361,10 +372,10 @@ root_node(const Shape *sh, uint64_t x, uint64_t o, int x_to_move, Node *n)
 {
     n->me = x_to_move ? x : o;
     n->opp = x_to_move ? o : x;
-    n->my_open = open_lines(sh, n->me, n->opp);
-    n->opp_open = open_lines(sh, n->opp, n->me);
-    n->my_thr = threats_in(sh, n->me, n->my_open);
-    n->opp_thr = threats_in(sh, n->opp, n->opp_open);
+    open_lines(sh, n->me, n->opp, &n->my_open);
+    open_lines(sh, n->opp, n->me, &n->opp_open);
+    n->my_thr = threats_in(sh, n->me, &n->my_open);
+    n->opp_thr = threats_in(sh, n->opp, &n->opp_open);
     memset(n->xs, 0, sizeof(n->xs)); /* frames past nsyms stay 0: play() ORs 0 into them */
     memset(n->os, 0, sizeof(n->os));
     for (int s = 0; s < sh->nsyms; s++) {

@@ -1,5 +1,5 @@
 /*
- * The small boards' board and its lines: a shape of at most 49 cells (7x7),
+ * The small boards' board and its lines: a shape of at most 64 cells (8x8),
  * its k-cell lines and symmetries as bitboards, and a position (Node) kept
  * incrementally as moves are played.
  *
@@ -17,17 +17,61 @@
 
 #include "../common.h"
 
-#define MAX_SIDE 7
-#define MAX_CELLS 49
-#define MAX_LINES 128 /* 7x7 with k=3 has 120 */
+#define MAX_SIDE 8
+#define MAX_CELLS 64
 #define MAX_SYMS 8
-#define MAX_THROUGH 28 /* at most k windows per direction hold a cell: 4 * 7 */
+#define MAX_THROUGH 32 /* at most k windows per direction hold a cell: 4 * 8 */
 
-typedef unsigned __int128 lineset;
+/* A set of lines, one bit each, in LINESET_WORDS words: 8x8 with k=3 has 168
+ * lines. A GCC vector, so that &, |, ^ and ~ work on the whole set at once;
+ * the helpers below do what a vector cannot (one bit, a test, a count),
+ * and loops over the members go word by word up to the shape's words.
+ * Functions take linesets by pointer: passed by value, a 32-byte vector's
+ * ABI depends on whether AVX is on. Aligned as its words, not as a vector:
+ * a Shape lives where Python's allocator puts it (16 bytes), and the AVX2
+ * clones of the HOT functions would fault on an aligned load from there. */
+#define LINESET_WORDS 4
+#define MAX_LINES (64 * LINESET_WORDS)
+typedef uint64_t lineset __attribute__((vector_size(8 * LINESET_WORDS), aligned(8)));
+
+#define LS_NONE ((lineset){0})
+
+static inline void
+ls_add(lineset *set, int i)
+{
+    (*set)[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static inline int
+ls_any(const lineset *set)
+{
+    return ((*set)[0] | (*set)[1] | (*set)[2] | (*set)[3]) != 0;
+}
+
+static inline int
+ls_count(const lineset *set)
+{
+    return __builtin_popcountll((*set)[0]) + __builtin_popcountll((*set)[1]) +
+           __builtin_popcountll((*set)[2]) + __builtin_popcountll((*set)[3]);
+}
+
+/* The lowest line of a set that is not empty. */
+static inline int
+ls_lowest(const lineset *set)
+{
+    int w = 0;
+    while ((*set)[w] == 0) {
+        w++;
+    }
+    return 64 * w + __builtin_ctzll((*set)[w]);
+}
 
 typedef struct {
     PyObject_HEAD
     int rows, cols, k, cells, nlines, nsyms, tag;
+    int words; /* the words of a lineset that hold lines: (nlines + 63) / 64 */
+    int wide;      /* more than NARROW_CELLS cells: see canonical() */
+    uint64_t meta; /* the shape's and rule's part of every key: see canonical() */
     uint64_t full;
     uint64_t line[MAX_LINES];
     uint8_t group[MAX_LINES]; /* the whole row, column or diagonal the line lies in */
@@ -77,20 +121,58 @@ void play(const Shape *sh, const Node *n, int cell, Node *child);
 
 /* The symmetry frame whose image of the position is smallest, and that image. */
 static inline int
-canonical(const Shape *sh, const Node *n, uint64_t *key0, uint64_t *key1)
+canonical_image(const Shape *sh, const Node *n, uint64_t *bx, uint64_t *bo)
 {
     int best = 0;
-    uint64_t bx = n->xs[0], bo = n->os[0];
+    *bx = n->xs[0];
+    *bo = n->os[0];
     for (int s = 1; s < sh->nsyms; s++) {
-        if (n->xs[s] < bx || (n->xs[s] == bx && n->os[s] < bo)) {
+        if (n->xs[s] < *bx || (n->xs[s] == *bx && n->os[s] < *bo)) {
             best = s;
-            bx = n->xs[s];
-            bo = n->os[s];
+            *bx = n->xs[s];
+            *bo = n->os[s];
         }
     }
-    uint64_t meta = (uint64_t)((sh->tag << 1 | n->color) | 1 << 9 | sh->exact << 10);
-    *key0 = bx | meta << 52;
-    *key1 = bo;
+    return best;
+}
+
+/* The key of a position's class, two words, one per position, shape, rule and
+ * side to move, and never the key of a big board (see big_key()):
+ * - a narrow shape (at most NARROW_CELLS cells) has 12 bits to spare above its
+ *   cells in the first word, and puts its meta there (sh->meta: tag, rule and a
+ *   marker bit, and the side to move): the two words share no bit;
+ * - a wide shape (7x8, 8x7, 8x8) has no such room, and writes its meta
+ *   (WIDE_META_BITS, the lowest always 1) into the lowest free bits (a bit that
+ *   is neither an X nor an O), setting each 1 in both words: X is where only
+ *   the first word has a bit, O where only the second, and the words share a
+ *   bit, which a narrow key never does. A wide position with fewer free bits
+ *   than that (at most 7 empty cells on 8x8) has no key: both words 0, which
+ *   the table and the per-search caches never store. */
+#define NARROW_CELLS 52
+#define WIDE_META_BITS 8
+
+static inline int
+canonical(const Shape *sh, const Node *n, uint64_t *key0, uint64_t *key1)
+{
+    uint64_t bx, bo;
+    int best = canonical_image(sh, n, &bx, &bo);
+    if (!sh->wide) {
+        *key0 = bx | sh->meta | (uint64_t)n->color << 52;
+        *key1 = bo;
+        return best;
+    }
+    uint64_t free_bits = ~(bx | bo), meta = sh->meta | (uint64_t)n->color << 1, both = 0;
+    if (__builtin_popcountll(free_bits) < WIDE_META_BITS) {
+        *key0 = *key1 = 0;
+        return best;
+    }
+    for (int j = 0; j < WIDE_META_BITS; j++) {
+        uint64_t bit = free_bits & -free_bits;
+        free_bits ^= bit;
+        both |= meta >> j & 1 ? bit : 0;
+    }
+    *key0 = bx | both;
+    *key1 = bo | both;
     return best;
 }
 
@@ -101,8 +183,8 @@ static inline void
 static_bounds(const Shape *sh, const Node *n, int *low, int *high)
 {
     int empties = sh->cells - n->marks;
-    *high = (empties >= 3 && n->my_open != 0) ? empties - 2 : 0;
-    *low = (empties >= 4 && n->opp_open != 0) ? -(empties - 3) : 0;
+    *high = (empties >= 3 && ls_any(&n->my_open)) ? empties - 2 : 0;
+    *low = (empties >= 4 && ls_any(&n->opp_open)) ? -(empties - 3) : 0;
 }
 
 
@@ -122,11 +204,11 @@ pass_turn(const Node *n, Node *out)
 }
 
 /* Every empty cell that completes one of ``open``, lines open to ``mine``. */
-uint64_t threats_in(const Shape *sh, uint64_t mine, lineset open);
+uint64_t threats_in(const Shape *sh, uint64_t mine, const lineset *open);
 
-/* The lines open to the owner of ``mine``: holding none of ``theirs`` and,
- * under the exact rule, flanked by none of ``mine``. */
-lineset open_lines(const Shape *sh, uint64_t mine, uint64_t theirs);
+/* The lines open to the owner of ``mine`` (into ``out``): holding none of
+ * ``theirs`` and, under the exact rule, flanked by none of ``mine``. */
+void open_lines(const Shape *sh, uint64_t mine, uint64_t theirs, lineset *out);
 
 /* The node of the position (x, o) with X or O to move. */
 void root_node(const Shape *sh, uint64_t x, uint64_t o, int x_to_move, Node *n);

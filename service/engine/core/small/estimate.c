@@ -13,13 +13,13 @@ void
 line_sums(const Shape *sh, const Node *n, int64_t *mine, int64_t *theirs)
 {
     int64_t my_sum = 0, opp_sum = 0;
-    for (int half = 0; half < 2; half++) {
-        uint64_t open = (uint64_t)(n->my_open >> (64 * half));
-        const uint64_t *lines = &sh->line[64 * half];
+    for (int w = 0; w < sh->words; w++) {
+        uint64_t open = n->my_open[w];
+        const uint64_t *lines = &sh->line[64 * w];
         for (; open; open &= open - 1) {
             my_sum += (int64_t)1 << (2 * __builtin_popcountll(n->me & lines[__builtin_ctzll(open)]));
         }
-        for (open = (uint64_t)(n->opp_open >> (64 * half)); open; open &= open - 1) {
+        for (open = n->opp_open[w]; open; open &= open - 1) {
             opp_sum += (int64_t)1 << (2 * __builtin_popcountll(n->opp & lines[__builtin_ctzll(open)]));
         }
     }
@@ -53,14 +53,15 @@ play_summed(const Shape *sh, const Node *n, int64_t my_sum, int64_t opp_sum, int
     play(sh, n, cell, child);
     uint64_t mine = child->opp; /* the mover's marks, the new one included */
     lineset through = sh->through_mask[cell];
-    for (int half = 0; half < 2; half++) {
-        const uint64_t *lines = &sh->line[64 * half];
-        uint64_t gaining = (uint64_t)((n->my_open & through) >> (64 * half));
+    lineset gaining_lines = n->my_open & through, closing_lines = n->opp_open & through;
+    for (int w = 0; w < sh->words; w++) {
+        const uint64_t *lines = &sh->line[64 * w];
+        uint64_t gaining = gaining_lines[w];
         for (; gaining; gaining &= gaining - 1) {
             /* 4 ** marks - 4 ** (marks - 1) */
             my_sum += (int64_t)3 << (2 * (__builtin_popcountll(mine & lines[__builtin_ctzll(gaining)]) - 1));
         }
-        uint64_t closing = (uint64_t)((n->opp_open & through) >> (64 * half));
+        uint64_t closing = closing_lines[w];
         for (; closing; closing &= closing - 1) {
             opp_sum -= (int64_t)1 << (2 * __builtin_popcountll(n->opp & lines[__builtin_ctzll(closing)]));
         }
@@ -119,7 +120,7 @@ estimate(Search *S, const Node *n, int depth, double alpha, double beta)
     }
     double lower = low, upper = high;
     Estimate *slot = est_slot(S, key0, key1, depth);
-    if (slot->key0 == key0 && slot->key1 == key1 && slot->depth == depth) {
+    if (key0 != 0 && slot->key0 == key0 && slot->key1 == key1 && slot->depth == depth) {
         lower = lower > slot->lower ? lower : slot->lower;
         upper = upper < slot->upper ? upper : slot->upper;
         first = sh->inverse[frame][slot->move];

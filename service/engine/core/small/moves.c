@@ -9,15 +9,13 @@ gen_moves(const Shape *sh, const Node *n, int first, Moves *out)
     uint64_t empty = sh->full & ~(n->me | n->opp);
     int weight[MAX_LINES];
     memset(weight, 0, sizeof(int) * (size_t)sh->nlines); /* a line closed to both: 0 */
-    for (int half = 0; half < 2; half++) {
-        uint64_t mine = (uint64_t)(n->my_open >> (64 * half));
-        uint64_t theirs = (uint64_t)(n->opp_open >> (64 * half));
-        for (uint64_t bits = mine; bits; bits &= bits - 1) {
-            int l = 64 * half + __builtin_ctzll(bits);
+    for (int w = 0; w < sh->words; w++) {
+        for (uint64_t bits = n->my_open[w]; bits; bits &= bits - 1) {
+            int l = 64 * w + __builtin_ctzll(bits);
             weight[l] += 1 + 2 * __builtin_popcountll(n->me & sh->line[l]);
         }
-        for (uint64_t bits = theirs; bits; bits &= bits - 1) {
-            int l = 64 * half + __builtin_ctzll(bits);
+        for (uint64_t bits = n->opp_open[w]; bits; bits &= bits - 1) {
+            int l = 64 * w + __builtin_ctzll(bits);
             weight[l] += 1 + 2 * __builtin_popcountll(n->opp & sh->line[l]);
         }
     }

@@ -44,7 +44,7 @@ typedef struct {
 
 /* Whether a pairing shows that the owner of ``marks`` and ``open`` (the lines
  * it can still fill) cannot win; ``thorough`` searches longer (nowin()). */
-int cannot_win(const Shape *sh, lineset open, uint64_t marks, uint64_t empty, int thorough,
+int cannot_win(const Shape *sh, const lineset *open, uint64_t marks, uint64_t empty, int thorough,
                Pairing *P);
 
 #endif

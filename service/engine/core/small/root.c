@@ -172,12 +172,12 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
     for (int cell; (cell = next_move(&ordered)) >= 0;) {
         order[n++] = (uint8_t)cell;
     }
-    uint64_t keys[MAX_CELLS][2];
+    uint64_t keys[MAX_CELLS][2]; /* each child's smallest image: equal for symmetric moves */
     int reps[MAX_CELLS], nreps = 0;
     Node child;
     for (int i = 0; i < n; i++) {
         play(sh, root, order[i], &child);
-        canonical(sh, &child, &keys[i][0], &keys[i][1]);
+        canonical_image(sh, &child, &keys[i][0], &keys[i][1]);
         int rep = i;
         for (int j = 0; j < i; j++) {
             if (keys[j][0] == keys[i][0] && keys[j][1] == keys[i][1]) {
@@ -397,8 +397,8 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
             uint64_t k0, k1;
             play(sh, root, rep->cell, &there);
             play(sh, root, moves[i].cell, &here);
-            int frame_there = canonical(sh, &there, &k0, &k1);
-            int frame_here = canonical(sh, &here, &k0, &k1);
+            int frame_there = canonical_image(sh, &there, &k0, &k1);
+            int frame_here = canonical_image(sh, &here, &k0, &k1);
             moves[i].line[0] = (uint8_t)moves[i].cell;
             for (int j = 1; j < rep->line_length; j++) {
                 int canonical_cell = sh->perm[frame_there][rep->line[j]];

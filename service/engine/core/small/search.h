@@ -43,10 +43,11 @@ typedef struct {
     struct ZoneEntry *zones; /* nowin()'s proofs with their zones, allocated on first use */
 } Search;
 
+/* A position with no key (see canonical()) is never found, never stored. */
 static inline int
 tt_probe(Search *S, uint64_t key0, uint64_t key1, int *lower, int *upper, int *move, int *tried)
 {
-    int found = table_probe(S->tt, key0, key1, lower, upper, move, tried);
+    int found = key0 != 0 && table_probe(S->tt, key0, key1, lower, upper, move, tried);
     if (found) {
         S->hits++;
     }
@@ -60,7 +61,9 @@ static inline void
 tt_store(Search *S, uint64_t key0, uint64_t key1, int lower, int upper, int move, uint64_t nodes,
          int tried)
 {
-    table_store(S->tt, key0, key1, lower, upper, move, nodes, tried);
+    if (key0 != 0) {
+        table_store(S->tt, key0, key1, lower, upper, move, nodes, tried);
+    }
 }
 
 static inline Estimate *

@@ -68,7 +68,7 @@ solve(Search *S, const Node *n, int alpha, int beta)
          * "the opponent cannot win" likewise, mirrored. A search that found
          * nothing here before is not repeated (``tried``). */
         if (USE_PAIRING && high > 0 && (alpha >= 0 || low >= 0) && !(tried & TRIED_MINE)) {
-            if (cannot_win(sh, n->my_open, n->me, empty, 0, &pairing)) {
+            if (cannot_win(sh, &n->my_open, n->me, empty, 0, &pairing)) {
                 high = 0;
             }
             else {
@@ -78,7 +78,7 @@ solve(Search *S, const Node *n, int alpha, int beta)
         /* (An opponent with a threat has a line with one free cell: no pairing.) */
         if (USE_PAIRING && low < 0 && (beta <= 0 || high <= 0) && !n->opp_thr &&
             !(tried & TRIED_THEIRS)) {
-            if (cannot_win(sh, n->opp_open, n->opp, empty, 0, &pairing)) {
+            if (cannot_win(sh, &n->opp_open, n->opp, empty, 0, &pairing)) {
                 low = 0;
             }
             else {

@@ -11,10 +11,10 @@ threat_makers(const Shape *sh, const Node *n)
     uint64_t found = 0;
     uint64_t empty = sh->full & ~(n->me | n->opp);
     int need = sh->k - 2;
-    for (int half = 0; half < 2; half++) {
-        uint64_t bits = (uint64_t)(n->my_open >> (64 * half));
+    for (int w = 0; w < sh->words; w++) {
+        uint64_t bits = n->my_open[w];
         while (bits) {
-            int l = 64 * half + __builtin_ctzll(bits);
+            int l = 64 * w + __builtin_ctzll(bits);
             bits &= bits - 1;
             if (__builtin_popcountll(n->me & sh->line[l]) == need) {
                 found |= sh->line[l] & empty;

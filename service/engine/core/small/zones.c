@@ -32,9 +32,10 @@
  * attacking move, and stays a plain proof search. */
 typedef struct ZoneEntry {
     uint64_t key0, key1;
-    uint64_t zone;  /* NW_NOWIN: the zone, in the canonical frame */
-    int8_t result;  /* NW_*; 0 in an empty slot is NW_WIN, but its key0 is 0 */
-    uint8_t depth;  /* NW_UNKNOWN: the depth searched */
+    uint64_t zone;     /* NW_NOWIN: the zone, in the canonical frame */
+    int8_t result;     /* NW_*; 0 in an empty slot is NW_WIN, but its key0 is 0 */
+    uint8_t depth;     /* NW_UNKNOWN: the depth searched */
+    uint8_t attacker;  /* whether the attacker is to move */
 } ZoneEntry;
 
 /* Per search: 16,384 entries of 32 bytes, 512 KiB. Measured against 2 MiB:
@@ -77,7 +78,7 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
     uint64_t att_thr = attacker_moves ? n->my_thr : n->opp_thr;
     uint64_t def_thr = attacker_moves ? n->opp_thr : n->my_thr;
     *zone = 0;
-    if (empty == 0 || att_open == 0) {
+    if (empty == 0 || !ls_any(&att_open)) {
         return NW_NOWIN; /* no line left to the attacker: extra marks open none */
     }
     if (attacker_moves && att_thr) {
@@ -98,9 +99,11 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
     int frame = canonical(sh, n, &key0, &key1);
     /* Fetched now, while the zone table and the search for a pairing run. */
     table_prefetch(S->tt, key0, key1);
-    uint64_t zkey1 = key1 | (uint64_t)attacker_moves << 63;
-    ZoneEntry *slot = &S->zones[mix64(key0 ^ mix64(zkey1)) & ((1u << ZONE_BITS) - 1)];
-    int seen = slot->key0 == key0 && slot->key1 == zkey1;
+    ZoneEntry *slot =
+            &S->zones[mix64(key0 ^ mix64(key1 | (uint64_t)attacker_moves << 63)) & ((1u << ZONE_BITS) - 1)];
+    /* A position with no key (see canonical()) is never seen, never kept. */
+    int seen = key0 != 0 && slot->key0 == key0 && slot->key1 == key1 &&
+               slot->attacker == attacker_moves;
     if (seen) {
         if (slot->result == NW_NOWIN) {
             *zone = map_cells(sh->inverse[frame], slot->zone);
@@ -119,7 +122,7 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
      * fewer). */
     Pairing pairing;
     int pair_here = !seen && !parent_paired;
-    if (pair_here && cannot_win(sh, att_open, attacker_moves ? n->me : n->opp, empty, 1, &pairing)) {
+    if (pair_here && cannot_win(sh, &att_open, attacker_moves ? n->me : n->opp, empty, 1, &pairing)) {
         *zone = pair_cells(&pairing);
         return NW_NOWIN;
     }
@@ -217,7 +220,8 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
         }
     }
     slot->key0 = key0;
-    slot->key1 = zkey1;
+    slot->key1 = key1;
+    slot->attacker = (uint8_t)attacker_moves;
     slot->result = (int8_t)result;
     slot->depth = (uint8_t)depth;
     slot->zone = result == NW_NOWIN ? map_cells(sh->perm[frame], found) : 0;
