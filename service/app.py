@@ -30,7 +30,9 @@ from service.api.solver import Solver
 from service.engine import Engine, book
 from service.settings import Settings
 
-DESCRIPTION = """Exact move suggestions for tic-tac-toe and m,n,k-games (3x3 to 7x7, k in a row).
+DESCRIPTION = """Move suggestions for tic-tac-toe and m,n,k-games, k in a row, from 3x3 to
+20x20: exact up to 7x7 and wherever the exact core finishes on boards with a side of 8, a
+threat-and-pattern search beyond.
 
 Scores are from the point of view of the side to move: a win whose final move is n plies
 away scores cells + 1 - n, a loss the negative, a draw 0; estimates lie strictly between

@@ -320,9 +320,10 @@ class OmittedMoves(BaseModel):
     """The legal moves an analysis does not list."""
 
     count: int = Field(
-        description="Legal moves not listed: 0 on boards up to 7x7, which list every move. On "
-        "bigger boards the list holds the search's candidates (cells within two of a stone, and "
-        "every cell that makes a four or a three), and the other cells are left out."
+        description="Legal moves not listed: 0 where the exact core answers (up to 7x7, and "
+        "on boards with a side of 8 where it settles the outcome), which lists every move. "
+        "Where the big-board search answers, the list holds its candidates (cells within two of "
+        "a stone, and every cell that makes a four or a three), and the other cells are left out."
     )
     score: float | None = Field(
         description="Their common proven score when a tactic proves it (facing a four, each "
@@ -359,8 +360,8 @@ class AnalysisAnswer(BaseModel):
     depth: int
     stopped_by: StopName | None = Field(description=STOPPED_BY_DESCRIPTION)
     moves: list[MoveValue] = Field(
-        description="The legal moves, best first: every one up to 7x7, the search's candidates "
-        "on bigger boards (see omitted)."
+        description="The legal moves, best first: every one where the exact core answers, the "
+        "big-board search's candidates where it does (see omitted)."
     )
     omitted: OmittedMoves
 

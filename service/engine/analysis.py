@@ -18,19 +18,21 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from service.engine.board import Board, Player
 from service.engine.cache import BoundedCache, CacheStats
 from service.engine.geometry import Geometry, Rule, geometry
 from service.engine.score import Outcome, Score, outcome, plies_to_end
 from service.engine.search import (
+    CORE_ALONE_SIDE,
     MAX_BUDGET,
     CoreResult,
     SearchControl,
     SearchObserver,
     StopReason,
     Table,
+    core_first,
     is_small,
     run,
     run_big,
@@ -225,7 +227,9 @@ class Engine:
     cache hits) with ``(nodes, seconds, stopped_by, longest_side)``. ``max_depth``, on boards
     bigger than 7x7, makes the search one of that fixed depth, without the
     threat proofs: a weaker player (the brain's ``INFO max_depth``, and a
-    baseline of ``bench/strength.py``).
+    baseline of ``bench/strength.py``). ``core_only`` keeps boards with a side
+    of 8 in the exact core for the whole budget, with no big-board search
+    after it (the book's proofs).
     """
 
     def __init__(
@@ -236,12 +240,14 @@ class Engine:
         answer_entries: int = DEFAULT_ANSWER_ENTRIES,
         observer: SearchObserver | None = None,
         max_depth: int | None = None,
+        core_only: bool = False,
     ) -> None:
         _check_budget(node_budget)
         if max_depth is not None and not 1 <= max_depth <= MAX_DEPTH:
             raise ValueError(f"max_depth must be 1 to {MAX_DEPTH}, got {max_depth}")
         self.node_budget = node_budget
         self.max_depth = max_depth
+        self.core_only = core_only
         self.table = Table(table_bytes)
         self.answers: BoundedCache[AnswerKey, Analysis] = BoundedCache(answer_entries)
         self.observer = observer
@@ -313,10 +319,28 @@ class Engine:
     def _analyse(
         self, board: Board, node_budget: int | None, control: SearchControl | None
     ) -> Analysis:
-        """One search in the core, turned into an :class:`Analysis`; nothing counted."""
+        """One search, or on boards with a side of 8 up to two, turned into an
+        :class:`Analysis`; nothing counted.
+
+        There the exact core searches first with half the node budget (and the
+        whole deadline); where it settles the outcome, or the deadline stops it,
+        its answer stands, and otherwise the big-board search plays with the
+        rest of the budget: the core's estimates see no further than its
+        horizon, the big-board search's threat proofs and patterns do."""
         budget = self.node_budget if node_budget is None else node_budget
         _check_budget(budget)
-        found = self._run(board, budget, control)
+        shape = board.shape
+        if self.max_depth is not None and max(shape.rows, shape.cols) > CORE_ALONE_SIDE:
+            return self._as_analysis(board, self._run_big(board, budget, control))
+        if self.core_only or not core_first(shape):
+            return self._as_analysis(board, self._run(board, budget, control))
+        first = self._as_analysis(board, self._run(board, max(1, budget // 2), control))
+        if first.outcome is not None or first.stopped_by is not StopReason.BUDGET:
+            return first
+        rest = self._as_analysis(board, self._run_big(board, budget - first.nodes, control))
+        return replace(rest, nodes=first.nodes + rest.nodes)
+
+    def _as_analysis(self, board: Board, found: CoreResult) -> Analysis:
         marks = board.mark_count
         ranked = rank_moves(_move_value(marks, *move) for move in found.moves)
         exact = found.stopped_by is None
@@ -329,31 +353,33 @@ class Engine:
         return Analysis(board, ranked, exact, found.depth, found.stopped_by, found.nodes, omitted)
 
     def _run(self, board: Board, budget: int, control: SearchControl | None) -> CoreResult:
-        """The core's search that holds the board: the exact core up to 7x7, the
+        """The core's search that holds the board: the exact core up to 8x8, the
         big-board search beyond (``docs/architecture.md`` says why)."""
-        x_to_move = board.side_to_move is Player.X
         if not is_small(board.shape):
-            return run_big(
-                board.shape,
-                self.table,
-                board.x,
-                board.o,
-                x_to_move=x_to_move,
-                budget=budget,
-                control=control,
-                max_depth=self.max_depth or 0,
-            )
+            return self._run_big(board, budget, control)
         outcome_budget, distance_budget = budget_shares(budget)
         return run(
             board.shape,
             self.table,
             board.x,
             board.o,
-            x_to_move=x_to_move,
+            x_to_move=board.side_to_move is Player.X,
             budget=budget,
             outcome_budget=outcome_budget,
             distance_budget=distance_budget,
             control=control,
+        )
+
+    def _run_big(self, board: Board, budget: int, control: SearchControl | None) -> CoreResult:
+        return run_big(
+            board.shape,
+            self.table,
+            board.x,
+            board.o,
+            x_to_move=board.side_to_move is Player.X,
+            budget=budget,
+            control=control,
+            max_depth=self.max_depth or 0,
         )
 
     def solve_game(self, rows: int = 3, cols: int = 3, k: int | None = None) -> int:

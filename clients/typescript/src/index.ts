@@ -59,8 +59,9 @@ export interface Client {
    */
   move(request: MoveRequest): Promise<MoveAnswer>;
   /**
-   * The legal moves' values, best first (`POST /v1/analysis`): every one up to
-   * 7x7, the search's candidates on bigger boards, with `omitted` for the rest.
+   * The legal moves' values, best first (`POST /v1/analysis`): every one where
+   * the exact core answers, the big-board search's candidates where it does,
+   * with `omitted` for the rest.
    */
   analysis(request: AnalysisRequest): Promise<AnalysisAnswer>;
   /**

@@ -188,7 +188,7 @@ export interface components {
             stopped_by: ("budget" | "deadline" | "decided") | null;
             /**
              * Moves
-             * @description The legal moves, best first: every one up to 7x7, the search's candidates on bigger boards (see omitted).
+             * @description The legal moves, best first: every one where the exact core answers, the big-board search's candidates where it does (see omitted).
              */
             moves: components["schemas"]["MoveValue"][];
             omitted: components["schemas"]["OmittedMoves"];
@@ -520,7 +520,7 @@ export interface components {
         OmittedMoves: {
             /**
              * Count
-             * @description Legal moves not listed: 0 on boards up to 7x7, which list every move. On bigger boards the list holds the search's candidates (cells within two of a stone, and every cell that makes a four or a three), and the other cells are left out.
+             * @description Legal moves not listed: 0 where the exact core answers (up to 7x7, and on boards with a side of 8 where it settles the outcome), which lists every move. Where the big-board search answers, the list holds its candidates (cells within two of a stone, and every cell that makes a four or a three), and the other cells are left out.
              */
             count: number;
             /**
