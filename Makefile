@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation book tactics bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation book book-8x8 prove-885 tactics bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -135,6 +135,10 @@ mutation: $(MUTATION_STAMP) tools
 book: $(DEV_STAMP)
 	$(PY) -m service.engine.book
 
+# The book's shapes with a side of 8 (about N minutes; make book keeps them).
+book-8x8: $(DEV_STAMP)
+	$(PY) -m service.engine.book --wide
+
 # The tactical suite (bench/tactics.json), rebuilt from its seed (bench/tactics.py).
 tactics: $(DEV_STAMP)
 	$(PY) bench/tactics.py --generate
@@ -147,6 +151,10 @@ bench: $(DEV_STAMP)
 	$(PY) bench/gomoku.py
 	$(PY) bench/tactics.py
 	$(PY) bench/strength.py
+
+# (8,8,5) proven from the empty board without the book: up to an hour.
+prove-885: $(DEV_STAMP)
+	$(PY) bench/engine.py --prove-885
 
 bench-profile: $(DEV_STAMP)
 	bash .ci/install-bench-tools.sh

@@ -8,7 +8,7 @@ it stores proven bounds in the table, where searches find them as if they had
 proved them themselves.
 
 The file (``book.json`` beside this module, version 1) holds one entry per
-position: the empty board of every shape from 3x3 to 7x7 and every k, with
+position: the empty board of every shape from 3x3 to 8x8 and every k, with
 ``rows <= cols``, under each rule where the rules differ (``exact`` where a
 row of k + 1 fits; an entry without ``rule`` is ``freestyle``); the other
 orientation of a rectangle is the same game transposed, and
@@ -23,8 +23,10 @@ orientation of a rectangle is the same game transposed, and
 ``moves`` lists one move per class of moves equal under the board's
 symmetries, with proven bounds on its internal (mark-counted, see
 ``search.py``) value for the side to move; moves whose value the build could
-not bound are left out. ``make book`` rebuilds the file; the build is
-deterministic (node budgets, one thread), so a rebuild changes only the times.
+not bound are left out. ``make book`` rebuilds the entries up to 7x7 and keeps
+those with a side of 8, which ``make book-8x8`` rebuilds (``--wide``: minutes
+each, with a budget of their own); each build is deterministic (node budgets,
+one thread), so a rebuild changes only the times.
 """
 
 from __future__ import annotations
@@ -41,13 +43,15 @@ from service.engine.analysis import Engine, MoveValue
 from service.engine.board import Board, Player
 from service.engine.geometry import MIN_K, MIN_SIDE, Geometry, Rule, geometry
 from service.engine.score import Outcome
-from service.engine.search import SMALL_MAX_SIDE, core_shape, to_internal
+from service.engine.search import CORE_ALONE_SIDE, SMALL_MAX_SIDE, core_shape, to_internal
 
 BOOK_PATH = Path(__file__).with_name("book.json")
 VERSION = 1
 # Nodes the build may spend on one position (a few minutes of searching on the
 # hardest boards); deterministic, unlike a time limit.
 DEFAULT_BUILD_BUDGET = 300_000_000
+# The same for the shapes with a side of 8 (make book-8x8).
+WIDE_BUILD_BUDGET = 300_000_000
 
 
 @dataclass(frozen=True)
@@ -195,8 +199,13 @@ def internal_bounds(move: MoveValue, board: Board) -> tuple[int, int] | None:
     return None
 
 
+def is_wide(shape: Geometry) -> bool:
+    """Whether ``make book-8x8`` builds the shape's entry (a side of 8)."""
+    return max(shape.rows, shape.cols) > CORE_ALONE_SIDE
+
+
 def shapes() -> Iterator[Geometry]:
-    """Every shape from 3x3 to 7x7 and every k, with rows <= cols, under each rule
+    """Every shape from 3x3 to 8x8 and every k, with rows <= cols, under each rule
     where the rules differ."""
     for rows in range(MIN_SIDE, SMALL_MAX_SIDE + 1):
         for cols in range(rows, SMALL_MAX_SIDE + 1):
@@ -209,7 +218,7 @@ def shapes() -> Iterator[Geometry]:
 
 def prove(board: Board, budget: int) -> BookEntry:
     """What one cold search of ``budget`` nodes proves about ``board``'s moves."""
-    engine = Engine(node_budget=budget, table_bytes=512 * 2**20)
+    engine = Engine(node_budget=budget, table_bytes=512 * 2**20, core_only=True)
     started = time.perf_counter()
     analysis = engine.search(board)
     seconds = time.perf_counter() - started
@@ -243,12 +252,22 @@ def build(budget: int, only: Sequence[Geometry] | None = None) -> Book:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Build the opening book (make book).")
-    parser.add_argument("--budget", type=int, default=DEFAULT_BUILD_BUDGET)
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="build the shapes with a side of 8 (make book-8x8) and keep the others",
+    )
+    parser.add_argument("--budget", type=int, help="nodes per board (default: by --wide)")
     parser.add_argument("--out", type=Path, default=BOOK_PATH)
     args = parser.parse_args(argv)
-    book = build(args.budget)
-    args.out.write_text(json.dumps(book.to_json(), indent=1) + "\n")
-    print(f"wrote {len(book.entries)} entries to {args.out}")
+    budget = args.budget or (WIDE_BUILD_BUDGET if args.wide else DEFAULT_BUILD_BUDGET)
+    kept = load(args.out).entries if args.out.exists() else ()
+    built = build(budget, [s for s in shapes() if is_wide(s) == args.wide]).entries
+    order = {(s.rows, s.cols, s.k, s.rule): i for i, s in enumerate(shapes())}
+    entries = [e for e in kept if is_wide(e.board.shape) != args.wide] + list(built)
+    entries.sort(key=lambda e: order[e.board.rows, e.board.cols, e.board.k, e.board.shape.rule])
+    args.out.write_text(json.dumps(Book(tuple(entries)).to_json(), indent=1) + "\n")
+    print(f"wrote {len(entries)} entries to {args.out} ({len(built)} built)")
 
 
 def _int(data: dict[str, object], key: str) -> int:
