@@ -60,10 +60,12 @@ def test_every_shape_up_to_8x8_is_held_by_the_exact_core() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(late_positions(max_empties=10))
+@given(late_positions(max_empties=12))
 def test_late_games_with_a_side_of_8_agree_with_the_reference(board: Board) -> None:
-    """With 10 or fewer empty cells: from 8 free cells on, the table keys the
-    positions; below that (8x8 only) they have no key and are searched afresh."""
+    """With 12 or fewer empty cells: from 8 free cells on, the table keys the
+    positions; below that (8x8 only) they have no key and are searched afresh.
+    (The reference, which prunes nothing, took 7.7 s on one 8x8 k=5 position
+    with 14 empty cells: 12 keeps this test to seconds.)"""
     expected = expected_fields(board)
     assert actual_fields(Engine(table_bytes=1 << 20).analyze(board)) == expected, repr(board)
 
