@@ -52,6 +52,12 @@ VERSION = 1
 DEFAULT_BUILD_BUDGET = 300_000_000
 # The same for the shapes with a side of 8 (make book-8x8).
 WIDE_BUILD_BUDGET = 300_000_000
+BUILD_TABLE_BYTES = 512 * 2**20
+# The proofs that need more than that: (8,8,5) took 2.19 G nodes with a 6 GiB
+# table (make book-8x8 gives it this budget and table; see docs/performance.md).
+LONG_PROOFS: dict[tuple[int, int, int, Rule], tuple[int, int]] = {
+    (8, 8, 5, Rule.FREESTYLE): (10_000_000_000, 6 * 2**30),
+}
 
 
 @dataclass(frozen=True)
@@ -216,9 +222,9 @@ def shapes() -> Iterator[Geometry]:
                     yield exact
 
 
-def prove(board: Board, budget: int) -> BookEntry:
+def prove(board: Board, budget: int, table_bytes: int = BUILD_TABLE_BYTES) -> BookEntry:
     """What one cold search of ``budget`` nodes proves about ``board``'s moves."""
-    engine = Engine(node_budget=budget, table_bytes=512 * 2**20, core_only=True)
+    engine = Engine(node_budget=budget, table_bytes=table_bytes, core_only=True)
     started = time.perf_counter()
     analysis = engine.search(board)
     seconds = time.perf_counter() - started
@@ -237,9 +243,13 @@ def prove(board: Board, budget: int) -> BookEntry:
 
 
 def build(budget: int, only: Sequence[Geometry] | None = None) -> Book:
+    """Prove the empty board of every shape (or of ``only``), each with ``budget``
+    nodes, or with its own budget and table where LONG_PROOFS names it."""
     entries = []
     for shape in only or list(shapes()):
-        entry = prove(Board(shape, 0, 0, Player.X), budget)
+        key = (shape.rows, shape.cols, shape.k, shape.rule)
+        nodes, table_bytes = LONG_PROOFS.get(key, (budget, BUILD_TABLE_BYTES))
+        entry = prove(Board(shape, 0, 0, Player.X), nodes, table_bytes)
         entries.append(entry)
         proven = len(entry.moves)
         print(
@@ -258,16 +268,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="build the shapes with a side of 8 (make book-8x8) and keep the others",
     )
     parser.add_argument("--budget", type=int, help="nodes per board (default: by --wide)")
+    parser.add_argument(
+        "--shape",
+        action="append",
+        type=_shape_argument,
+        help="build only this shape, ROWSxCOLS:K[:RULE] (e.g. 8x8:5), and keep the rest",
+    )
     parser.add_argument("--out", type=Path, default=BOOK_PATH)
     args = parser.parse_args(argv)
     budget = args.budget or (WIDE_BUILD_BUDGET if args.wide else DEFAULT_BUILD_BUDGET)
     kept = load(args.out).entries if args.out.exists() else ()
-    built = build(budget, [s for s in shapes() if is_wide(s) == args.wide]).entries
+    chosen = args.shape or [s for s in shapes() if is_wide(s) == args.wide]
+    built = build(budget, chosen).entries
     order = {(s.rows, s.cols, s.k, s.rule): i for i, s in enumerate(shapes())}
-    entries = [e for e in kept if is_wide(e.board.shape) != args.wide] + list(built)
+    entries = [e for e in kept if e.board.shape not in chosen] + list(built)
     entries.sort(key=lambda e: order[e.board.rows, e.board.cols, e.board.k, e.board.shape.rule])
     args.out.write_text(json.dumps(Book(tuple(entries)).to_json(), indent=1) + "\n")
     print(f"wrote {len(entries)} entries to {args.out} ({len(built)} built)")
+
+
+def _shape_argument(text: str) -> Geometry:
+    """``ROWSxCOLS:K[:RULE]``, rows <= cols, as a shape of the book."""
+    size, k, *rule = text.split(":")
+    rows, cols = (int(side) for side in size.split("x"))
+    shape = geometry(rows, cols, int(k), Rule(rule[0]) if rule else Rule.FREESTYLE)
+    if shape not in set(shapes()):
+        raise argparse.ArgumentTypeError(f"{text} is not a shape of the book")
+    return shape
 
 
 def _int(data: dict[str, object], key: str) -> int:
