@@ -127,6 +127,25 @@ class Geometry:
         set_(self, "flanks", tuple(sum(1 << c for c in flank) for _, flank in windows))
         set_(self, "lines_through", tuple(tuple(t) for t in through))
 
+    # Equal by what defines the shape, not by identity: geometry()'s cache is
+    # bounded, and a shape built again after an eviction (the book alone names
+    # more shapes than the cache holds) must still equal the first one, so
+    # that boards of it compare and hash alike.
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Geometry):
+            return NotImplemented
+        return (self.rows, self.cols, self.k, self.rule) == (
+            other.rows,
+            other.cols,
+            other.k,
+            other.rule,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.rows, self.cols, self.k, self.rule))
+
     # -- the rule -------------------------------------------------------------
 
     @property

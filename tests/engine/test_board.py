@@ -13,15 +13,18 @@ from service.engine import (
     BoardSizeError,
     DoubleWinError,
     GameOverError,
+    Geometry,
     IllegalMoveError,
     IllegalPositionError,
     InvalidBoardError,
     MarkCountError,
     Player,
+    Rule,
     RuleError,
     SideToMoveError,
     Status,
     UnreachableWinError,
+    geometry,
 )
 from tests.engine.oracle import reachable
 
@@ -222,3 +225,16 @@ def test_accepted_boards_are_exactly_the_reachable_ones_on_3x3(first: Player) ->
             if _first_player(board) is first:
                 accepted.add(board)
     assert accepted == reachable(first)
+
+
+def test_a_shape_built_again_equals_the_shared_one() -> None:
+    """geometry()'s cache is bounded (the book alone names more shapes than it
+    holds): a shape built again after an eviction is still the same shape, and
+    boards of it compare and hash alike."""
+    again = Geometry(3, 3, 3)
+    assert again is not geometry(3, 3, 3)
+    assert again == geometry(3, 3, 3) and hash(again) == hash(geometry(3, 3, 3))
+    assert Board(again, 1, 2, Player.X) == Board.parse("XO.......")
+    assert hash(Board(again, 1, 2, Player.X)) == hash(Board.parse("XO......."))
+    assert again != Geometry(3, 3, 3, Rule.EXACT) and again != Geometry(4, 3, 3)
+    assert again != (3, 3, 3)
