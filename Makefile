@@ -135,7 +135,8 @@ mutation: $(MUTATION_STAMP) tools
 book: $(DEV_STAMP)
 	$(PY) -m service.engine.book
 
-# The book's shapes with a side of 8 (about N minutes; make book keeps them).
+# The book's shapes with a side of 8 (about 50 minutes, (8,8,5) half an hour of it;
+# make book keeps them).
 book-8x8: $(DEV_STAMP)
 	$(PY) -m service.engine.book --wide
 
