@@ -43,14 +43,15 @@ read_cell_list(PyObject *seq, int cells, uint8_t *out, Py_ssize_t low, Py_ssize_
     return (int)n;
 }
 
+/* Whether ``p`` (the shape's cells, each below cells) names every cell once. */
 static int
-is_permutation(const uint8_t *p, int cells)
+is_permutation(const Shape *sh, const uint8_t *p)
 {
     uint64_t seen = 0;
-    for (int i = 0; i < cells; i++) {
+    for (int i = 0; i < sh->cells; i++) {
         seen |= (uint64_t)1 << p[i];
     }
-    return seen == (cells == 64 ? ~(uint64_t)0 : ((uint64_t)1 << cells) - 1);
+    return seen == sh->full;
 }
 
 /* The exact rule's flanks: for each line, the 0 to 2 cells just past its ends. */
@@ -228,7 +229,7 @@ shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines, PyO
             Py_DECREF(fast);
             return -1;
         }
-        if (!is_permutation(self->perm[s], cells)) {
+        if (!is_permutation(self, self->perm[s])) {
             Py_DECREF(fast);
             PyErr_SetString(PyExc_ValueError, "a symmetry is not a permutation");
             return -1;
@@ -251,7 +252,7 @@ shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines, PyO
     if (read_cell_list(order, cells, self->order, cells, cells, "order") < 0) {
         return -1;
     }
-    if (!is_permutation(self->order, cells)) {
+    if (!is_permutation(self, self->order)) {
         PyErr_SetString(PyExc_ValueError, "order is not a permutation of the cells");
         return -1;
     }
@@ -285,22 +286,29 @@ PyTypeObject ShapeType = {
     .tp_doc = "A board shape: lines, symmetries and cell order, fixed at construction.",
 };
 
+/* The empty cells that complete one of ``open`` for the owner of ``mine``:
+ * threats_in()'s work, inlined where play() needs it. */
 static inline uint64_t
-new_threats(const Shape *sh, uint64_t mine, const lineset *my_open, int cell)
+completions(const Shape *sh, uint64_t mine, const lineset *open)
 {
     uint64_t found = 0;
-    int need = sh->k - 1;
-    lineset open_here = *my_open & sh->through_mask[cell];
     for (int w = 0; w < sh->words; w++) {
-        const uint64_t *lines = &sh->line[64 * w];
-        for (uint64_t bits = open_here[w]; bits; bits &= bits - 1) {
-            uint64_t m = lines[__builtin_ctzll(bits)];
-            if (__builtin_popcountll(mine & m) == need) {
+        for (uint64_t bits = (*open)[w]; bits; bits &= bits - 1) {
+            uint64_t m = sh->line[64 * w + __builtin_ctzll(bits)];
+            if (__builtin_popcountll(mine & m) == sh->k - 1) {
                 found |= m & ~mine;
             }
         }
     }
     return found;
+}
+
+/* The threats a mark at ``cell`` adds: only lines through it change. */
+static inline uint64_t
+new_threats(const Shape *sh, uint64_t mine, const lineset *my_open, int cell)
+{
+    lineset open_here = *my_open & sh->through_mask[cell];
+    return completions(sh, mine, &open_here);
 }
 
 HOT void
@@ -343,16 +351,7 @@ play(const Shape *sh, const Node *n, int cell, Node *child)
 uint64_t
 threats_in(const Shape *sh, uint64_t mine, const lineset *open)
 {
-    uint64_t found = 0;
-    for (int w = 0; w < sh->words; w++) {
-        for (uint64_t bits = (*open)[w]; bits; bits &= bits - 1) {
-            uint64_t m = sh->line[64 * w + __builtin_ctzll(bits)];
-            if (__builtin_popcountll(mine & m) == sh->k - 1) {
-                found |= m & ~mine;
-            }
-        }
-    }
-    return found;
+    return completions(sh, mine, open);
 }
 
 void

@@ -45,14 +45,21 @@ ls_add(lineset *set, int i)
 static inline int
 ls_any(const lineset *set)
 {
-    return ((*set)[0] | (*set)[1] | (*set)[2] | (*set)[3]) != 0;
+    uint64_t any = 0;
+    for (int w = 0; w < LINESET_WORDS; w++) {
+        any |= (*set)[w];
+    }
+    return any != 0;
 }
 
 static inline int
 ls_count(const lineset *set)
 {
-    return __builtin_popcountll((*set)[0]) + __builtin_popcountll((*set)[1]) +
-           __builtin_popcountll((*set)[2]) + __builtin_popcountll((*set)[3]);
+    int count = 0;
+    for (int w = 0; w < LINESET_WORDS; w++) {
+        count += __builtin_popcountll((*set)[w]);
+    }
+    return count;
 }
 
 /* The lowest line of a set that is not empty. */
