@@ -330,11 +330,12 @@ class Engine:
         budget = self.node_budget if node_budget is None else node_budget
         _check_budget(budget)
         shape = board.shape
-        if self.max_depth is not None and max(shape.rows, shape.cols) > CORE_ALONE_SIDE:
+        fixed_depth = self.max_depth is not None and max(shape.rows, shape.cols) > CORE_ALONE_SIDE
+        if not is_small(shape) or fixed_depth:
             return self._as_analysis(board, self._run_big(board, budget, control))
         if self.core_only or not core_first(shape):
-            return self._as_analysis(board, self._run(board, budget, control))
-        first = self._as_analysis(board, self._run(board, max(1, budget // 2), control))
+            return self._as_analysis(board, self._run_core(board, budget, control))
+        first = self._as_analysis(board, self._run_core(board, max(1, budget // 2), control))
         if first.outcome is not None or first.stopped_by is not StopReason.BUDGET:
             return first
         rest = self._as_analysis(board, self._run_big(board, budget - first.nodes, control))
@@ -352,11 +353,8 @@ class Engine:
             omitted = Omitted(found.omitted, score)
         return Analysis(board, ranked, exact, found.depth, found.stopped_by, found.nodes, omitted)
 
-    def _run(self, board: Board, budget: int, control: SearchControl | None) -> CoreResult:
-        """The core's search that holds the board: the exact core up to 8x8, the
-        big-board search beyond (``docs/architecture.md`` says why)."""
-        if not is_small(board.shape):
-            return self._run_big(board, budget, control)
+    def _run_core(self, board: Board, budget: int, control: SearchControl | None) -> CoreResult:
+        """The exact core's search (boards up to 8x8; ``_analyse`` chooses)."""
         outcome_budget, distance_budget = budget_shares(budget)
         return run(
             board.shape,
@@ -371,6 +369,7 @@ class Engine:
         )
 
     def _run_big(self, board: Board, budget: int, control: SearchControl | None) -> CoreResult:
+        """The big-board search (``docs/architecture.md`` says which boards)."""
         return run_big(
             board.shape,
             self.table,
