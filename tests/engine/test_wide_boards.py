@@ -70,15 +70,16 @@ def test_late_games_with_a_side_of_8_agree_with_the_reference(board: Board) -> N
     assert actual_fields(Engine(table_bytes=1 << 20).analyze(board)) == expected, repr(board)
 
 
-def fake_wins(engine: Engine, board: Board) -> None:
+def fake_wins(engine: Engine, board: Board, *, other_side: bool = False) -> None:
     """Store, for every child of ``board``, a false bound: a win at once for the
-    child's side to move, which would make every move of ``board`` lose."""
+    child's side to move, which would make every move of ``board`` lose; with
+    ``other_side``, the same marks stored with the other side to move."""
     shape = core_shape(board.shape)
     for cell in board.empty_cells():
         child = board.play(cell)
         left = board.shape.cells - child.mark_count
-        to_move = child.side_to_move is Player.X
-        _core.store(shape, engine.table, child.x, child.o, to_move, left, left)
+        x_to_move = (child.side_to_move is Player.X) != other_side
+        _core.store(shape, engine.table, child.x, child.o, x_to_move, left, left)
 
 
 def other_variants(board: Board) -> list[Board]:
@@ -115,15 +116,9 @@ def test_one_table_keeps_k_rule_and_side_to_move_apart(rows: int, cols: int) -> 
         engine = Engine(table_bytes=1 << 20)
         fake_wins(engine, variant)
         assert engine.analyze(board, node_budget=20_000) == fresh, variant.shape
-    # The same marks with the other side to move (O started): its children have
-    # the same marks as none of board's, so fake them through the side's bit.
+    # The children's marks with the other side to move.
     engine = Engine(table_bytes=1 << 20)
-    shape = core_shape(board.shape)
-    for cell in board.empty_cells():
-        child = board.play(cell)
-        left = board.shape.cells - child.mark_count
-        flipped = child.side_to_move is not Player.X
-        _core.store(shape, engine.table, child.x, child.o, flipped, left, left)
+    fake_wins(engine, board, other_side=True)
     assert engine.analyze(board, node_budget=20_000) == fresh
 
 
