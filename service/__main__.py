@@ -41,21 +41,9 @@ class Server(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="tictactoe-service",
-        description="Serve the move-suggestion API; every setting is a TTT_* environment variable.",
-    )
-    parser.add_argument(
-        "--openapi", action="store_true", help="print the OpenAPI document and exit"
-    )
-    arguments = parser.parse_args(argv)
-    settings = Settings()
+def build_server(settings: Settings) -> Server:
+    """The server ``main`` runs: the app, and uvicorn configured from ``settings``."""
     app = create_app(settings)
-    if arguments.openapi:
-        json.dump(app.openapi(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -70,8 +58,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         server_header=False,
         access_log=False,  # the app writes one JSON line per request
     )
+    return Server(config, app)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="tictactoe-service",
+        description="Serve the move-suggestion API; every setting is a TTT_* environment variable.",
+    )
+    parser.add_argument(
+        "--openapi", action="store_true", help="print the OpenAPI document and exit"
+    )
+    arguments = parser.parse_args(argv)
+    settings = Settings()
+    if arguments.openapi:
+        json.dump(create_app(settings).openapi(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    server = build_server(settings)
     print(f"tictactoe-service on http://{settings.host}:{settings.port}/", flush=True)
-    Server(config, app).run()
+    server.run()
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
-"""Start the real server (``python -m service``: uvicorn, not the test client)."""
+"""Start the real server (uvicorn, not the test client): as ``python -m service``
+in a process of its own, or the same server on a thread of the test process."""
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+
+from service.__main__ import build_server
+from service.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,3 +71,52 @@ def running_server(tmp: Path, ready: bool = True, **settings: str) -> Iterator[R
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+        self.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+@dataclass
+class InProcessServer:
+    url: str
+    log: _Collect
+
+    def output(self) -> str:
+        """What the server logged (tracebacks included) while it ran."""
+        return "\n".join(self.log.lines)
+
+
+@contextmanager
+def serving_in_process(**settings: str) -> Iterator[InProcessServer]:
+    """The server ``python -m service`` runs (``service.__main__.build_server``), on a
+    thread of this process, so that in-process tools see the code it runs (mutmut
+    learns which tests reach the connection protocol). ``settings`` are ``TTT_*``
+    names, as for :func:`running_server`."""
+    port = free_port()
+    fields = {name.removeprefix("TTT_").lower(): value for name, value in settings.items()}
+    server = build_server(Settings(host="127.0.0.1", port=port, **fields))
+    log = _Collect()
+    loggers = [logging.getLogger(name) for name in ("", "uvicorn")]  # uvicorn's do not propagate
+    for logger in loggers:
+        logger.addHandler(log)
+    thread = threading.Thread(target=server.run, name=f"server-{port}", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"server did not start:\n{chr(10).join(log.lines)}")
+            time.sleep(0.02)
+        yield InProcessServer(f"http://127.0.0.1:{port}", log)
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        for logger in loggers:
+            logger.removeHandler(log)

@@ -1,5 +1,10 @@
 """The request head's bounds, on the real server (uvicorn with httptools).
 
+The server is the one ``python -m service`` builds, run on a thread of the test
+process (``serving_in_process``), so that mutation testing sees which mutant of
+``service/api/connection.py`` it runs; the other server tests start it as a
+process of its own.
+
 The request line and headers together may take ``TTT_HEADER_LIMIT_BYTES`` and
 must arrive within ``TTT_HEADER_TIMEOUT_SECONDS`` of their first byte; past
 either, the connection is answered with a problem and closed. Keep-alive and
@@ -23,7 +28,7 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from tests.server import RunningServer, running_server
+from tests.server import InProcessServer, serving_in_process
 
 pytestmark = pytest.mark.server
 
@@ -37,8 +42,8 @@ SETTINGS = {
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    with running_server(tmp_path_factory.mktemp("connection"), **SETTINGS) as running:
+def server() -> Iterator[InProcessServer]:
+    with serving_in_process(**SETTINGS) as running:
         yield running
 
 
@@ -65,7 +70,7 @@ class Exchange:
 
 
 def exchange(
-    server: RunningServer,
+    server: InProcessServer,
     parts: list[bytes],
     pause: float = 0.0,
     expect: int = 1,
@@ -122,7 +127,7 @@ def _take_answers(received: bytes, answers: list[Answer]) -> bytes:
     return received
 
 
-def refused(server: RunningServer) -> dict[str, float]:
+def refused(server: InProcessServer) -> dict[str, float]:
     """tictactoe_request_heads_refused_total by reason, scraped from /metrics now."""
     text = httpx.get(server.url + "/metrics", timeout=10).text
     pattern = r'^tictactoe_request_heads_refused_total\{reason="([^"]+)"\} (\S+)$'
@@ -139,7 +144,7 @@ def assert_problem(answer: Answer, status: int, kind: str) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("size", [LIMIT - 1, LIMIT])
-def test_a_head_up_to_the_limit_is_served(server: RunningServer, size: int) -> None:
+def test_a_head_up_to_the_limit_is_served(server: InProcessServer, size: int) -> None:
     result = exchange(server, [head(size)])
     assert [a.status for a in result.answers] == [200] and not result.closed
 
@@ -149,7 +154,7 @@ def test_a_head_up_to_the_limit_is_served(server: RunningServer, size: int) -> N
     [(LIMIT + 1, 1), (LIMIT + 1, 3), (LIMIT * 4, 1), (LIMIT * 4, 7), (1024 * 1024, 1)],
 )
 def test_a_head_over_the_limit_gets_431_and_a_closed_connection(
-    server: RunningServer, size: int, pieces: int
+    server: InProcessServer, size: int, pieces: int
 ) -> None:
     request = head(size)
     step = -(-len(request) // pieces)
@@ -160,27 +165,27 @@ def test_a_head_over_the_limit_gets_431_and_a_closed_connection(
     assert f"at most {LIMIT} bytes" in str(problem["detail"])
 
 
-def test_an_unfinished_head_is_refused_once_it_passes_the_limit(server: RunningServer) -> None:
+def test_an_unfinished_head_is_refused_once_it_passes_the_limit(server: InProcessServer) -> None:
     """No blank line ever comes: the answer comes at the limit, not at the end of the head."""
     result = exchange(server, [head(LIMIT + 100)[:-4]])
     assert len(result.answers) == 1 and result.closed
     assert_problem(result.answers[0], 431, "headers-too-large")
 
 
-def test_each_keep_alive_request_has_its_own_limit(server: RunningServer) -> None:
+def test_each_keep_alive_request_has_its_own_limit(server: InProcessServer) -> None:
     parts = [head(LIMIT - 10) for _ in range(4)]
     result = exchange(server, parts, pause=0.1, expect=4)
     assert [a.status for a in result.answers] == [200] * 4 and not result.closed
 
 
-def test_pipelined_requests_are_measured_one_by_one(server: RunningServer) -> None:
+def test_pipelined_requests_are_measured_one_by_one(server: InProcessServer) -> None:
     """Five heads of 1,500 bytes in one write (7,500 bytes) are five heads under the limit."""
     burst = b"".join(head(1500) for _ in range(5))
     result = exchange(server, [burst], expect=5)
     assert [a.status for a in result.answers] == [200] * 5 and not result.closed
 
 
-def test_a_pipelined_body_does_not_count_as_the_next_head(server: RunningServer) -> None:
+def test_a_pipelined_body_does_not_count_as_the_next_head(server: InProcessServer) -> None:
     """10 KB bodies (JSON whitespace, blank lines included) between heads of the limit."""
     body = b'{"board": "X...O....",' + b"\r\n" * 5_000 + b'"k": 3}'
     post = (
@@ -192,7 +197,7 @@ def test_a_pipelined_body_does_not_count_as_the_next_head(server: RunningServer)
     assert [a.status for a in result.answers] == [200] * 4 and not result.closed
 
 
-def test_a_pipelined_chunked_body_does_not_count_as_the_next_head(server: RunningServer) -> None:
+def test_a_pipelined_chunked_body_does_not_count_as_the_next_head(server: InProcessServer) -> None:
     body = b'{"board": "X...O....",' + b" " * 3_000 + b'"k": 3}'
     chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:1000], body[1000:]))
     post = (
@@ -203,7 +208,7 @@ def test_a_pipelined_chunked_body_does_not_count_as_the_next_head(server: Runnin
     assert [a.status for a in result.answers] == [200] * 4 and not result.closed
 
 
-def test_headers_sent_too_slowly_get_408_and_a_closed_connection(server: RunningServer) -> None:
+def test_headers_sent_too_slowly_get_408_and_a_closed_connection(server: InProcessServer) -> None:
     request = head(600)
     parts = [request[i : i + 20] for i in range(0, len(request), 20)]  # 20 bytes per 0.1 s
     result = exchange(server, parts[:20], pause=0.1)
@@ -213,7 +218,7 @@ def test_headers_sent_too_slowly_get_408_and_a_closed_connection(server: Running
 
 
 def test_a_connection_that_sends_nothing_is_closed_and_counts_as_no_refusal(
-    server: RunningServer,
+    server: InProcessServer,
 ) -> None:
     before = refused(server)
     result = exchange(server, [], expect=1, wait=TIMEOUT_SECONDS + 3)
@@ -235,7 +240,7 @@ def slow_head() -> list[bytes]:
     ],
 )
 def test_each_refusal_is_counted_once_under_its_reason(
-    server: RunningServer, parts: list[bytes], pause: float, status: int, reason: str
+    server: InProcessServer, parts: list[bytes], pause: float, status: int, reason: str
 ) -> None:
     before = refused(server)
     assert set(before) == {"headers-too-large", "headers-timeout"}
@@ -245,7 +250,7 @@ def test_each_refusal_is_counted_once_under_its_reason(
     assert refused(server) == {**before, reason: before[reason] + 1}
 
 
-def test_the_header_clock_starts_at_each_requests_first_byte(server: RunningServer) -> None:
+def test_the_header_clock_starts_at_each_requests_first_byte(server: InProcessServer) -> None:
     """Idle time before a request (within keep-alive) and a slow body are not header time."""
     body = b'{"board": "X...O...."}'
     post_head = (
@@ -257,7 +262,7 @@ def test_the_header_clock_starts_at_each_requests_first_byte(server: RunningServ
     assert [a.status for a in result.answers] == [200, 200, 200]
 
 
-def test_the_server_still_serves_after_every_refusal(server: RunningServer) -> None:
+def test_the_server_still_serves_after_every_refusal(server: InProcessServer) -> None:
     exchange(server, [head(LIMIT * 10)])
     exchange(server, [b"GET /livez HTTP/1.1\r\n"], wait=TIMEOUT_SECONDS + 2)
     result = exchange(server, [head(200)])
