@@ -127,7 +127,7 @@ $(MUTATION_STAMP): $(DEV_STAMP)
 	touch $@
 
 mutation: $(MUTATION_STAMP) tools
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/mutmut run
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=mutation $(VENV)/bin/mutmut run
 	$(VENV)/bin/mutmut results
 
 # The opening book (service/engine/book.json): every empty board's first moves,

@@ -2,13 +2,16 @@
 
 Hypothesis runs derandomized, so CI is reproducible; ``client`` is an app per
 test module, with the start-up solve done, behind Starlette's TestClient.
+``HYPOTHESIS_PROFILE=mutation`` (``make mutation``) keeps the examples and only
+skips shrinking: a mutant needs a failure, not the smallest one.
 """
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from service.app import create_app
 from service.settings import Settings
@@ -20,7 +23,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
     print_blob=True,
 )
-settings.load_profile("ci")
+settings.register_profile(
+    "mutation", settings.get_profile("ci"), phases=(Phase.explicit, Phase.reuse, Phase.generate)
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="module")
