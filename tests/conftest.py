@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 from service.app import create_app
 from service.settings import Settings
+from tests.ops.waiting import wait_for
 
 settings.register_profile(
     "ci",
@@ -33,8 +34,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def client() -> Iterator[TestClient]:
     app = create_app(Settings(batch_limit=5, node_budget=20_000))
     with TestClient(app, raise_server_exceptions=False) as test_client:
-        for _ in range(200):
-            if app.state.ready:
-                break
-            test_client.get("/livez")
+        # Ready once the start-up solve is done: waited for, not counted in polls.
+        wait_for("the start-up solve", lambda: test_client.get("/readyz").status_code == 200)
         yield test_client

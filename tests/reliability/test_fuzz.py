@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from service.app import create_app
 from service.engine import Board
 from service.settings import Settings
+from tests.ops.waiting import wait_for
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 URI = "urn:tictactoe-openapi"
@@ -105,10 +106,7 @@ def contract() -> Contract:
 def client() -> Iterator[TestClient]:
     app = create_app(Settings(node_budget=2_000, batch_limit=10, log_level="warning"))
     with TestClient(app, raise_server_exceptions=False) as test_client:
-        for _ in range(400):
-            if app.state.ready:
-                break
-            test_client.get("/livez")
+        wait_for("the start-up solve", lambda: test_client.get("/readyz").status_code == 200)
         yield test_client
 
 
