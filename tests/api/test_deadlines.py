@@ -133,6 +133,36 @@ def test_drain_moves_every_deadline_inside_the_grace_period() -> None:
         admission.admit(time.monotonic() + 600)  # nothing new once draining
 
 
+@pytest.mark.parametrize(("grace", "margin"), [(10.0, 2.0), (1.0, 0.5)])
+def test_shutdown_ends_every_search_inside_the_grace_period_with_a_margin(
+    grace: float, margin: float
+) -> None:
+    """On SIGTERM the server calls ``Solver.drain`` with its graceful timeout:
+    searches must end ``margin`` before it (2 s, or half a short grace), so
+    their answers are written before uvicorn stops waiting."""
+    from service.api.solver import Solver  # noqa: PLC0415
+    from service.engine import Engine  # noqa: PLC0415
+
+    solver = Solver(
+        Engine(table_bytes=1 << 16),
+        search_threads=1,
+        search_queue=1,
+        batch_node_budget=1_000,
+        search_deadline_ms=1_000,
+        batch_deadline_ms=1_000,
+    )
+    running = solver.admission.admit(time.monotonic() + 600)
+    solver.admission.start(running)
+    before = time.monotonic()
+    solver.drain(grace)
+    after = time.monotonic()
+    drain_at = solver.admission.drain_at
+    assert drain_at is not None and before + grace - margin <= drain_at <= after + grace - margin
+    assert running.deadline == drain_at
+    with pytest.raises(ProblemError):
+        solver.admission.admit(time.monotonic() + 600)
+
+
 def test_a_search_sees_its_deadline_moved_while_it_runs() -> None:
     """The core reads the deadline as it searches: shortening it from another
     thread stops a search that had an hour, and the answer says the deadline did."""

@@ -344,6 +344,82 @@ def test_a_batch_item_names_its_own_move(client: TestClient) -> None:
     assert second["errors"][0]["pointer"] == "/requests/1/moves/1"
 
 
+def _guarded_post(reader: str, receive: Any, headers: list[tuple[bytes, bytes]]) -> list[Any]:
+    """POST /v1/move at the ASGI level through the guard (a 1 KiB body limit, a
+    0.05 s body timeout) in front of an app with the service's problem handlers:
+    the guard reads the body itself (a replayable route, with the answer cache
+    on) or the app does. Returns what was sent."""
+    from fastapi import FastAPI  # noqa: PLC0415
+
+    from service.api.guards import RequestGuard  # noqa: PLC0415
+    from service.api.problems import install_problem_handlers  # noqa: PLC0415
+    from service.api.replay import AnswerCache  # noqa: PLC0415
+
+    app = FastAPI()
+    install_problem_handlers(app)
+
+    async def move(request: Any) -> None:
+        await request.body()
+        raise AssertionError("the app must not answer a body the guard refuses")
+
+    app.add_route("/v1/move", move, methods=["POST"])
+    guard = RequestGuard(
+        app,
+        body_limit=1024,
+        batch_body_limit=1024,
+        batch_path="/v1/batch",
+        answers=AnswerCache(16 if reader == "guard" else 0),
+        replayable_paths=frozenset({"/v1/move"}),
+        on_replay=lambda stored: None,
+        body_timeout=0.05,
+    )
+    sent: list[Any] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/v1/move", "headers": headers}
+    anyio.run(guard, {**scope, "query_string": b""}, receive, send)
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+    return sent
+
+
+def _closing_problem(sent: list[Any], status: int, kind: str) -> dict[str, Any]:
+    assert sent[0]["status"] == status
+    assert (b"connection", b"close") in sent[0]["headers"]
+    problem: dict[str, Any] = json.loads(sent[1]["body"])
+    assert problem["type"] == f"/problems/{kind}" and problem["status"] == status
+    return problem
+
+
+@pytest.mark.parametrize("reader", ["guard", "app"])
+def test_a_body_that_does_not_arrive_in_time_gets_the_408_problem(reader: str) -> None:
+    """The whole body has ``body_timeout`` seconds, whoever reads it; past it the
+    answer is the body-timeout problem and the connection closes (the real
+    server's case is in tests/reliability/test_hostile_clients.py)."""
+    import asyncio  # noqa: PLC0415
+
+    async def receive() -> Any:
+        await asyncio.Event().wait()  # the body never comes
+
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"10")]
+    problem = _closing_problem(_guarded_post(reader, receive, headers), 408, "body-timeout")
+    assert problem["detail"] == "the body did not arrive within 0.05 s; send it whole"
+
+
+@pytest.mark.parametrize("reader", ["guard", "app"])
+def test_a_body_that_grows_past_the_limit_gets_the_413_problem(reader: str) -> None:
+    """A body with no Content-Length (chunked) is counted as it arrives: once it
+    passes the limit the answer is body-too-large and the connection closes."""
+
+    async def receive() -> Any:
+        return {"type": "http.request", "body": b"[" * 600, "more_body": True}
+
+    headers = [(b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")]
+    problem = _closing_problem(_guarded_post(reader, receive, headers), 413, "body-too-large")
+    assert problem["detail"].startswith("the body must be at most 1024 bytes")
+
+
 def test_head_sends_the_get_answers_headers_and_an_empty_body() -> None:
     """At the ASGI level (the test client drops a HEAD body itself): the app
     below answers GET with a body; HEAD gets its headers and no body bytes, and
