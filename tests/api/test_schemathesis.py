@@ -14,7 +14,12 @@ from service.settings import Settings
 
 app = create_app(Settings(node_budget=2_000, batch_limit=10))
 app.state.ready = True
-schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+# The app's document, read without a request: loading it through the ASGI client
+# (from_asgi) would start schemathesis's event-loop thread at import, and a
+# process forked after that (mutmut forks one per mutant) would wait on a
+# thread it does not have. The cases still go to the app.
+schema = schemathesis.openapi.from_dict(app.openapi())
+schema.app = app
 
 
 @schema.parametrize()
