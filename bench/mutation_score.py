@@ -1,0 +1,93 @@
+"""The mutation score of a ``make mutation`` run, per half, and every mutant not caught.
+
+    .venv/bin/python bench/mutation_score.py                 # mutants/ of this tree
+    .venv/bin/python bench/mutation_score.py /tmp/wt/mutants --survivors
+
+Reads mutmut's verdicts (``mutants/**/*.py.meta``) and counts them for the two
+halves ``[tool.mutmut]`` mutates: ``service/api/`` and the engine's Python
+modules. A mutant is **caught** when a test failed on it (killed), it ran past
+its time limit (timed out), or mypy rejected it (``make test`` type-checks, so
+it could not land). The score is the caught share of *all* mutants: a mutant
+that survived, that no in-process test reaches, or that is not run yet counts
+against it. ``--survivors`` lists the mutants not caught, by function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+# mutmut's exit codes (mutmut/stats.py), grouped as this report counts them.
+VERDICTS = {
+    1: "killed",
+    3: "killed",
+    -24: "timed out",
+    24: "timed out",
+    36: "timed out",
+    152: "timed out",
+    255: "timed out",
+    37: "caught by mypy",
+    0: "survived",
+    5: "no test reaches it",
+    33: "no test reaches it",
+    None: "not run",
+}
+CAUGHT = ("killed", "timed out", "caught by mypy")
+NOT_CAUGHT = ("survived", "no test reaches it", "not run", "other")
+HALVES = {"service/api": "service/api/", "service/engine (Python)": "service/engine/"}
+
+
+def verdicts(mutants: Path) -> dict[str, dict[str, str]]:
+    """Each half's mutants by name, with their verdict."""
+    found: dict[str, dict[str, str]] = {half: {} for half in HALVES}
+    for meta in sorted(mutants.glob("service/**/*.py.meta")):
+        relative = meta.relative_to(mutants).as_posix()
+        half = next((h for h, prefix in HALVES.items() if relative.startswith(prefix)), None)
+        if half is None:
+            continue
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        for name, code in codes.items():
+            found[half][name] = VERDICTS.get(code, "other")
+    return found
+
+
+def function_of(mutant: str) -> str:
+    """``pkg.mod.xǁClassǁmethod__mutmut_3`` -> ``pkg.mod.Class.method``, and
+    ``pkg.mod.x_function__mutmut_3`` -> ``pkg.mod.function``."""
+    module, _, mangled = mutant.rsplit("__mutmut_", 1)[0].rpartition(".")
+    if mangled.startswith("xǁ"):
+        return f"{module}.{mangled[2:].replace('ǁ', '.')}"
+    return f"{module}.{mangled.removeprefix('x_')}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mutants", nargs="?", default="mutants", type=Path)
+    parser.add_argument("--survivors", action="store_true", help="list the mutants not caught")
+    arguments = parser.parse_args()
+    found = verdicts(arguments.mutants)
+    columns = [*CAUGHT, *NOT_CAUGHT]
+    print("| half | mutants | " + " | ".join(columns) + " | score |")
+    print("|---" * (len(columns) + 3) + "|")
+    for half, named in found.items():
+        counts = Counter(named.values())
+        caught = sum(counts[v] for v in CAUGHT)
+        share = f"{100 * caught / len(named):.1f}%" if named else "-"
+        cells = " | ".join(f"{counts[v]:,}" for v in columns)
+        print(f"| {half} | {len(named):,} | {cells} | {caught:,} caught, {share} |")
+    if arguments.survivors:
+        for half, named in found.items():
+            left = Counter(
+                (function_of(name), verdict)
+                for name, verdict in named.items()
+                if verdict not in CAUGHT
+            )
+            print(f"\n{half}: {sum(left.values())} not caught")
+            for (function, verdict), count in sorted(left.items()):
+                print(f"  {count:4d}  {verdict:20s} {function}")
+
+
+if __name__ == "__main__":
+    main()
