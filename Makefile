@@ -128,7 +128,7 @@ $(MUTATION_STAMP): $(DEV_STAMP)
 
 mutation: $(MUTATION_STAMP) tools
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=mutation $(VENV)/bin/mutmut run
-	$(VENV)/bin/mutmut results
+	$(VENV)/bin/python bench/mutation_score.py --survivors
 
 # The opening book (service/engine/book.json): every empty board's first moves,
 # proved by the engine itself with a node budget per board. Deterministic.

@@ -240,6 +240,53 @@ def test_a_compressed_body_is_refused_with_what_is_accepted(client: TestClient) 
     assert plain.status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (b"{bad json", "key must be a string at line 1 column 2"),
+        (b"\xff\xfe\x00", "expected value at line 1 column 1"),
+        (b'{"board": "X........",}', "trailing comma at line 1 column 23"),
+    ],
+)
+def test_malformed_json_names_the_parsers_error_and_where(
+    client: TestClient, body: bytes, detail: str
+) -> None:
+    response = client.post("/v1/move", content=body, headers=JSON)
+    assert response.json()["detail"] == f"the body is not valid JSON: {detail}"
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer", "detail"),
+    [
+        ({"board": "X........", "moves": ["a1"]}, "/moves", "give either board or moves, not both"),
+        ({}, "", "give the position as board (its cells) or moves (the game so far)"),
+    ],
+)
+def test_a_rule_across_fields_is_named_without_pydantics_prefix(
+    client: TestClient, body: dict[str, Any], pointer: str, detail: str
+) -> None:
+    """The model's own checks raise ValueError; pydantic's "Value error, " is cut."""
+    problem = client.post("/v1/move", json=body).json()
+    assert problem["errors"] == [{"pointer": pointer, "detail": detail}]
+    assert problem["detail"] == f"fix these fields and retry: {pointer or 'body'}: {detail}"
+
+
+@pytest.mark.parametrize(
+    ("path", "hint"),
+    [
+        ("/livez/", " (without the trailing slash: /livez)"),
+        ("/nothing/", ""),  # no route without the slash either
+        ("/nothing", ""),
+        ("/livezX/", ""),  # only the slash is taken off: /livezX is not /livez
+    ],
+)
+def test_a_404_names_the_route_a_trailing_slash_missed(
+    client: TestClient, path: str, hint: str
+) -> None:
+    problem = client.get(path).json()
+    assert problem["detail"] == f"there is no resource at {path}; see /docs for the API{hint}"
+
+
 @pytest.mark.parametrize("method", ["GET", "POST"])
 def test_no_redirect_is_built_from_the_host_header(client: TestClient, method: str) -> None:
     """A trailing slash gets the 404 problem, naming the path without it; no Location at all."""
