@@ -2,6 +2,9 @@
 
     .venv/bin/python bench/mutation_score.py                 # mutants/ of this tree
     .venv/bin/python bench/mutation_score.py /tmp/wt/mutants --survivors
+    .venv/bin/python bench/mutation_score.py --sample 400 --seed 21 > names.txt
+    .venv/bin/mutmut run $(cat names.txt)
+    .venv/bin/python bench/mutation_score.py --names names.txt      # its score
 
 Reads mutmut's verdicts (``mutants/**/*.py.meta``) and counts them for the two
 halves ``[tool.mutmut]`` mutates: ``service/api/`` and the engine's Python
@@ -10,12 +13,20 @@ its time limit (timed out), or mypy rejected it (``make test`` type-checks, so
 it could not land). The score is the caught share of *all* mutants: a mutant
 that survived, that no in-process test reaches, or that is not run yet counts
 against it. ``--survivors`` lists the mutants not caught, by function.
+
+A whole run takes hours on two cores, so a run can be a uniform random
+sample: ``--sample N --seed S`` prints N mutant names drawn from each half
+(give them to ``mutmut run``), and ``--names FILE`` scores only the mutants
+named in the file, with a 95% Wilson interval for the whole half's score. The
+samples behind docs/reliability.md are in bench/results/mutation-*.txt.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -62,12 +73,39 @@ def function_of(mutant: str) -> str:
     return f"{module}.{mangled.removeprefix('x_')}"
 
 
+def wilson(caught: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share ``caught / total``."""
+    share = caught / total
+    centre = (share + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total))
+    return centre - half / (1 + z * z / total), centre + half / (1 + z * z / total)
+
+
+def sampled(found: dict[str, dict[str, str]], size: int, seed: int) -> dict[str, dict[str, str]]:
+    """``size`` mutants of each half, drawn uniformly with ``seed``."""
+    draw = random.Random(seed)
+    return {
+        half: {name: named[name] for name in draw.sample(sorted(named), min(size, len(named)))}
+        for half, named in found.items()
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mutants", nargs="?", default="mutants", type=Path)
     parser.add_argument("--survivors", action="store_true", help="list the mutants not caught")
+    parser.add_argument("--sample", type=int, help="a uniform sample of this many per half")
+    parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--names", type=Path, help="score only the mutants named in this file")
     arguments = parser.parse_args()
     found = verdicts(arguments.mutants)
+    if arguments.sample:
+        picked = sampled(found, arguments.sample, arguments.seed)
+        print("\n".join(name for named in picked.values() for name in named))
+        return
+    if arguments.names:
+        wanted = set(arguments.names.read_text().split())
+        found = {h: {n: v for n, v in named.items() if n in wanted} for h, named in found.items()}
     columns = [*CAUGHT, *NOT_CAUGHT]
     print("| half | mutants | " + " | ".join(columns) + " | score |")
     print("|---" * (len(columns) + 3) + "|")
@@ -75,6 +113,9 @@ def main() -> None:
         counts = Counter(named.values())
         caught = sum(counts[v] for v in CAUGHT)
         share = f"{100 * caught / len(named):.1f}%" if named else "-"
+        if named and arguments.names:
+            low, high = wilson(caught, len(named))
+            share += f" (95%: {100 * low:.1f}-{100 * high:.1f}%)"
         cells = " | ".join(f"{counts[v]:,}" for v in columns)
         print(f"| {half} | {len(named):,} | {cells} | {caught:,} caught, {share} |")
     if arguments.survivors:
