@@ -85,6 +85,15 @@ def test_seeds_and_difficulty(client: TestClient) -> None:
     assert seen == {True, False}
 
 
+def test_a_batch_item_plays_its_seed_as_a_single_request_does(client: TestClient) -> None:
+    """A bot replaying a game gets the same moves in a batch as one by one."""
+    items = [{"board": "....X....", "difficulty": "easy", "seed": s} for s in range(4)]
+    single = [client.post("/v1/move", json=item).json()["move"]["index"] for item in items]
+    assert len(set(single)) > 1  # the seeds choose different moves
+    results = client.post("/v1/batch", json={"requests": items}).json()["results"]
+    assert [result["move"]["index"] for result in results] == single
+
+
 def test_larger_boards(client: TestClient) -> None:
     answer = client.post("/v1/move", json={"board": "................", "k": 3}).json()
     assert answer["exact"] and answer["outcome"] == "win" and answer["rows"] == 4

@@ -271,6 +271,69 @@ def test_a_rule_across_fields_is_named_without_pydantics_prefix(
     assert problem["detail"] == f"fix these fields and retry: {pointer or 'body'}: {detail}"
 
 
+def test_problems_are_compact_json(client: TestClient) -> None:
+    """Like every answer: no spaces after the separators (and byte-for-byte replays)."""
+    response = client.post("/v1/move", json={"board": "XX"})
+    assert response.content == json.dumps(response.json(), separators=(",", ":")).encode()
+
+
+def test_a_problem_error_reads_as_its_detail() -> None:
+    """What a log line or a traceback shows of it."""
+    from service.api.problems import ProblemError  # noqa: PLC0415
+
+    assert str(ProblemError("validation", "the board must be a string")) == (
+        "the board must be a string"
+    )
+
+
+@pytest.mark.parametrize(
+    ("request_args", "entry"),
+    [
+        (
+            {"method": "POST", "url": "/v1/move", "json": {"board": "X........", "colour": 1}},
+            {
+                "pointer": "/colour",
+                "detail": "unknown field; check its spelling against the API documentation",
+            },
+        ),
+        (
+            {"method": "POST", "url": "/v1/batch", "json": {}},
+            {"pointer": "/requests", "detail": "this field is required"},
+        ),
+    ],
+)
+def test_each_field_error_says_what_to_do(
+    client: TestClient, request_args: dict[str, Any], entry: dict[str, str]
+) -> None:
+    problem = client.request(**request_args).json()
+    assert entry in problem["errors"]
+
+
+def test_more_than_five_field_errors_are_summed_up(client: TestClient) -> None:
+    body = {"board": "X........", **{f"extra{i}": i for i in range(7)}}
+    problem = client.post("/v1/move", json=body).json()
+    assert len(problem["errors"]) == 7
+    assert problem["detail"].endswith("(and 2 more)")
+    assert problem["detail"].count("unknown field") == 5
+
+
+def test_a_json_error_without_its_parsers_message_still_reads() -> None:
+    """The parser's message is in the error's ctx; without one the detail still says what."""
+    from service.api.problems import validation_errors  # noqa: PLC0415
+
+    assert validation_errors([{"type": "json_invalid", "loc": ("body", 0)}]) == (
+        "malformed-json",
+        "the body is not valid JSON: parse error",
+        [],
+    )
+
+
+def test_a_bad_character_names_its_cell(client: TestClient) -> None:
+    problem = client.post("/v1/move", json={"board": "X...?...."}).json()
+    assert problem["type"] == "/problems/invalid-board"
+    assert problem["cell"] == 4
+
+
 @pytest.mark.parametrize(
     ("path", "hint"),
     [

@@ -9,6 +9,7 @@ import time
 
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 
 from service.app import create_app
 from service.settings import Settings
@@ -194,3 +195,61 @@ def test_a_running_and_a_waiting_search_are_counted_while_they_last() -> None:
     assert sample(after, "tictactoe_searches_deadline_exceeded_total") == 2
     assert sample(after, "tictactoe_searches_running") == 0
     assert sample(after, "tictactoe_search_queue_waiting") == 0
+
+
+# The engine's metric families as dashboards and alerts read them: name, type,
+# help text and label names (the exposition is an interface).
+ENGINE_FAMILIES = {
+    "tictactoe_cache_hits": ("counter", "Cache lookups that found an entry.", ("cache",)),
+    "tictactoe_cache_misses": ("counter", "Cache lookups that found nothing.", ("cache",)),
+    "tictactoe_cache_evictions": (
+        "counter",
+        "Entries dropped to keep the cache bounded.",
+        ("cache",),
+    ),
+    "tictactoe_cache_entries": ("gauge", "Entries held now.", ("cache",)),
+    "tictactoe_cache_capacity_entries": ("gauge", "Entries the cache may hold.", ("cache",)),
+    "tictactoe_search_nodes": ("counter", "Positions visited by searches.", ()),
+    "tictactoe_searches": ("counter", "Searches run (cache misses).", ()),
+    "tictactoe_searches_budget_exhausted": (
+        "counter",
+        "Searches that ran out of node budget and answered with estimates.",
+        (),
+    ),
+    "tictactoe_searches_deadline_exceeded": (
+        "counter",
+        "Searches stopped by their wall-clock deadline, answered with estimates.",
+        (),
+    ),
+    "tictactoe_table_bytes": (
+        "gauge",
+        "Bytes of the shared table of proven bounds (fixed at start-up).",
+        (),
+    ),
+    "tictactoe_search_queue_waiting": (
+        "gauge",
+        "Searches admitted and waiting for a search thread.",
+        (),
+    ),
+    "tictactoe_searches_running": (
+        "gauge",
+        "Searches running now, each on a thread of its own.",
+        (),
+    ),
+}
+
+
+def test_the_engine_families_have_their_names_types_help_and_labels(scrape: str) -> None:
+    found = {}
+    caches = {}
+    for family in text_string_to_metric_families(scrape):
+        if family.name in ENGINE_FAMILIES:
+            labels = {tuple(sorted(sample.labels)) for sample in family.samples}
+            assert len(labels) == 1, (family.name, labels)
+            found[family.name] = (family.type, family.documentation, labels.pop())
+            if "cache" in found[family.name][2]:
+                caches[family.name] = sorted(sample.labels["cache"] for sample in family.samples)
+    assert found == ENGINE_FAMILIES
+    # One series per cache, each once: the shared table's positions, the
+    # engine's answers, and the replayed responses.
+    assert set(map(tuple, caches.values())) == {("answers", "positions", "responses")}
