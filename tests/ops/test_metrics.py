@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import subprocess
+import sys
 import threading
 import time
 
@@ -253,3 +255,30 @@ def test_the_engine_families_have_their_names_types_help_and_labels(scrape: str)
     # One series per cache, each once: the shared table's positions, the
     # engine's answers, and the replayed responses.
     assert set(map(tuple, caches.values())) == {("answers", "positions", "responses")}
+
+
+@pytest.mark.parametrize(
+    ("level", "logged"), [("info", logging.INFO), ("warning", logging.WARNING)]
+)
+def test_the_access_log_is_one_bare_json_line_per_request_on_stdout(
+    level: str, logged: int
+) -> None:
+    """configure_access_log: the line is the message alone (a JSON object), on
+    stdout, not passed on to the root logger (no second copy), at INFO only when
+    the log level asks for it; configured once."""
+    from service.api.observe import access_log, configure_access_log  # noqa: PLC0415
+
+    handlers, kept_level, propagate = access_log.handlers[:], access_log.level, access_log.propagate
+    access_log.handlers.clear()
+    try:
+        configure_access_log(level)
+        configure_access_log("debug")  # once configured, left as it is
+        [handler] = access_log.handlers
+        assert isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout
+        record = access_log.makeRecord("service.access", logging.INFO, "", 0, '{"a":1}', (), None)
+        assert handler.format(record) == '{"a":1}'
+        assert access_log.level == logged and access_log.propagate is False
+    finally:
+        access_log.handlers[:] = handlers
+        access_log.setLevel(kept_level)
+        access_log.propagate = propagate
