@@ -242,10 +242,6 @@ class Geometry:
         return tuple(perm(f) for f in maps)
 
     @cached_property
-    def inverse_symmetries(self) -> tuple[Permutation, ...]:
-        return tuple(_invert(perm) for perm in self.symmetries)
-
-    @cached_property
     def cell_order(self) -> tuple[int, ...]:
         """Cells on the most lines first, then nearest the centre, then by index."""
         centre_r, centre_c = (self.rows - 1) / 2, (self.cols - 1) / 2
@@ -304,13 +300,6 @@ class Geometry:
                         flank = tuple(er * cols + ec for er, ec in ends if on_board(er, ec))
                         windows.append((cells, flank))
         return windows
-
-
-def _invert(perm: Permutation) -> Permutation:
-    inverse = [0] * len(perm)
-    for source, target in enumerate(perm):
-        inverse[target] = source
-    return tuple(inverse)
 
 
 def _bits(mask: int) -> list[int]:

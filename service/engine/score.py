@@ -22,10 +22,9 @@ open (at worst the rest of the game, so never below 1), at most the
 corresponding negative for a loss. So it still ranks above every draw and
 estimate (a loss: below them), and below (above) the wins (losses) proven
 faster (slower) than its bound; its outcome is set and its plies are not.
-On 3x3 an immediate win is 9, as in the classic demos:
+On 3x3 an immediate win scores 9, as in the classic demos, and a loss in two
+plies -8:
 
->>> win_score(cells=9, plies=1), loss_score(cells=9, plies=2)
-(9, -8)
 >>> outcome(9), outcome(-8), outcome(0), plies_to_end(9, cells=9, empties=5)
 (<Outcome.WIN: 'win'>, <Outcome.LOSS: 'loss'>, <Outcome.DRAW: 'draw'>, 1)
 >>> plies_to_end(0, cells=9, empties=5)  # a draw lasts until the board is full
@@ -43,14 +42,6 @@ class Outcome(Enum):
     WIN = "win"
     DRAW = "draw"
     LOSS = "loss"
-
-
-def win_score(*, cells: int, plies: int) -> int:
-    return cells + 1 - plies
-
-
-def loss_score(*, cells: int, plies: int) -> int:
-    return -(cells + 1 - plies)
 
 
 def outcome(score: int) -> Outcome:

@@ -3,10 +3,12 @@ the literature proved for every empty board (``docs/mnk-results.json``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from service.engine import Board, Engine, Player, Rule, geometry
-from service.engine.book import BOOK_PATH, Book, BookEntry, load, prove, shapes
+from service.engine.book import BOOK_PATH, Book, BookEntry, is_wide, load, main, prove, shapes
 from tests.engine.oracle import literature, minimax
 
 # Entries whose proof took at most this many nodes are proved again by the tests.
@@ -98,3 +100,34 @@ def test_the_exact_rules_entries_agree_with_the_reference_where_it_finishes(book
             assert analysis.best_score == minimax(board), (rows, cols, shape.k)
             checked += 1
     assert checked >= 2
+
+
+def test_make_book_builds_the_shapes_it_is_given_and_keeps_the_rest(
+    book: Book, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m service.engine.book --shape ... --out ...``, in process: the
+    entries built equal the shipped ones (the build is deterministic), in the
+    book's order of shapes, and a later build of one shape keeps the others."""
+    out = tmp_path / "book.json"
+    main(["--shape", "3x4:3", "--shape", "3x3:3", "--out", str(out)])
+    shipped = {e.board.shape: e for e in book.entries}
+    built = load(out).entries
+    assert [(e.board.rows, e.board.cols, e.board.k) for e in built] == [(3, 3, 3), (3, 4, 3)]
+    for entry in built:
+        expected = shipped[entry.board.shape]
+        assert (entry.moves, entry.nodes) == (expected.moves, expected.nodes)
+    main(["--shape", "3x3:3", "--out", str(out)])
+    assert [e.board.cols for e in load(out).entries] == [3, 4]
+    assert "wrote 2 entries" in capsys.readouterr().out.splitlines()[-1]
+    with pytest.raises(SystemExit):
+        main(["--shape", "9x9:3", "--out", str(out)])  # not a shape of the book
+    assert "9x9:3 is not a shape of the book" in capsys.readouterr().err
+
+
+def test_make_book_8x8_builds_the_shapes_with_a_side_of_8() -> None:
+    assert [is_wide(geometry(r, c, 5)) for r, c in [(7, 7), (7, 8), (8, 7), (8, 8)]] == [
+        False,
+        True,
+        True,
+        True,
+    ]

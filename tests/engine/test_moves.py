@@ -60,6 +60,18 @@ def test_bad_coordinates_are_refused(text: str, quoted: str) -> None:
     assert isinstance(caught.value, InvalidBoardError)
 
 
+def test_a_bad_coordinate_is_told_what_a_coordinate_is() -> None:
+    with pytest.raises(CoordinateError) as not_one:
+        geometry(15, 15).parse_coordinate("8h")
+    assert str(not_one.value) == (
+        "'8h' is not a coordinate: a column letter from a, then a row number from 1 "
+        "at the bottom, such as h8"
+    )
+    with pytest.raises(CoordinateError) as off:
+        geometry(9, 12).parse_coordinate("m1")
+    assert str(off.value) == ("'m1' is off the 9x12 board: columns a to l, rows 1 to 9 (a1 to l9)")
+
+
 def test_a_move_list_is_the_board_its_moves_make() -> None:
     board = Board.from_moves(["h8", "h9", 113, "G7"], rows=15, cols=15)
     assert board.mark_count == 4 and board.side_to_move is Player.X
