@@ -271,6 +271,44 @@ def test_a_rule_across_fields_is_named_without_pydantics_prefix(
     assert problem["detail"] == f"fix these fields and retry: {pointer or 'body'}: {detail}"
 
 
+def test_an_app_built_in_the_test_answers_each_kind_of_problem_whole() -> None:
+    """Built here rather than by a module's fixture, so that what is set up when
+    the app is built (the problem handlers, the JSON body route) belongs to this
+    test, for mutation testing too: each problem with its instance and its
+    extensions."""
+    from service.app import create_app  # noqa: PLC0415
+    from service.settings import Settings  # noqa: PLC0415
+
+    with TestClient(create_app(Settings(node_budget=2_000))) as fresh:
+        empty = fresh.post("/v1/move", content=b"", headers=JSON).json()
+        board = fresh.post("/v1/move", json={"board": "XX"}).json()
+        over = fresh.post("/v1/move", json={"board": "XOOXX.X.O", "player": "O"}).json()
+        missing = fresh.get("/nope").json()
+        method = fresh.delete("/v1/move").json()
+    assert empty == {
+        "type": "/problems/validation",
+        "title": "The request does not match the schema",
+        "status": 422,
+        "detail": "fix these fields and retry: body: this field is required",
+        "instance": "/v1/move",
+        "errors": [{"pointer": "", "detail": "this field is required"}],
+    }
+    assert board["type"] == "/problems/invalid-board" and board["instance"] == "/v1/move"
+    assert board["errors"] == [{"pointer": "/board", "detail": board["detail"]}]
+    assert over["winner"] == "X" and over["winning_lines"] == [[0, 3, 6]]
+    assert over["instance"] == "/v1/move"
+    assert (missing["type"], missing["status"], missing["instance"]) == (
+        "/problems/not-found",
+        404,
+        "/nope",
+    )
+    assert (method["type"], method["status"], method["instance"]) == (
+        "/problems/method-not-allowed",
+        405,
+        "/v1/move",
+    )
+
+
 def test_problems_are_compact_json(client: TestClient) -> None:
     """Like every answer: no spaces after the separators (and byte-for-byte replays)."""
     response = client.post("/v1/move", json={"board": "XX"})
