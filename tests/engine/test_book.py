@@ -52,6 +52,12 @@ def test_a_malformed_book_is_refused(bad: object) -> None:
         Book.from_json(bad)
 
 
+def test_a_malformed_entry_is_refused_naming_its_field(book: Book) -> None:
+    entry = {**book.entries[0].to_json(), "rule": 5}
+    with pytest.raises(ValueError, match=r"^rule must be text, got 5$"):
+        BookEntry.from_json(entry)
+
+
 def test_the_cheap_entries_prove_again_exactly(book: Book) -> None:
     """The build is deterministic: the same budget proves the same bounds with
     the same node count."""
@@ -109,10 +115,10 @@ def test_make_book_builds_the_shapes_it_is_given_and_keeps_the_rest(
     entries built equal the shipped ones (the build is deterministic), in the
     book's order of shapes, and a later build of one shape keeps the others."""
     out = tmp_path / "book.json"
-    main(["--shape", "3x4:3", "--shape", "3x3:3", "--out", str(out)])
+    main(["--shape", "3x4:3:exact", "--shape", "3x3:3", "--out", str(out)])
     shipped = {e.board.shape: e for e in book.entries}
     built = load(out).entries
-    assert [(e.board.rows, e.board.cols, e.board.k) for e in built] == [(3, 3, 3), (3, 4, 3)]
+    assert [e.board.shape for e in built] == [geometry(3, 3, 3), geometry(3, 4, 3, Rule.EXACT)]
     for entry in built:
         expected = shipped[entry.board.shape]
         assert (entry.moves, entry.nodes) == (expected.moves, expected.nodes)
