@@ -106,7 +106,10 @@ def test_admission_refuses_at_once_what_would_wait_past_its_deadline() -> None:
     with pytest.raises(ProblemError) as refused:
         admission.admit(time.monotonic() + 1)  # the running search needs ~5 s more
     assert refused.value.kind.status == 503
-    assert int(refused.value.headers["retry-after"]) >= 4
+    assert refused.value.detail == (
+        "the searches ahead of this one would outlast its time limit; retry in a moment"
+    )
+    assert 4 <= int(refused.value.headers["retry-after"]) <= 5  # the running one's ~5 s
     queued = admission.admit(time.monotonic() + 10)  # but 10 s is enough
     assert admission.waiting == [queued]
 
@@ -129,8 +132,10 @@ def test_drain_moves_every_deadline_inside_the_grace_period() -> None:
     admission.drain(at)
     assert running.deadline is not None and running.deadline <= at + 1e-6
     assert waiting.deadline is not None and waiting.deadline <= at + 1e-6
-    with pytest.raises(ProblemError):
+    with pytest.raises(ProblemError) as refused:
         admission.admit(time.monotonic() + 600)  # nothing new once draining
+    assert refused.value.detail == "the server is shutting down; retry on another replica"
+    assert refused.value.headers == {"retry-after": "1"}
 
 
 @pytest.mark.parametrize(("grace", "margin"), [(10.0, 2.0), (1.0, 0.5)])

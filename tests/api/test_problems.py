@@ -279,8 +279,9 @@ def test_an_app_built_in_the_test_answers_each_kind_of_problem_whole() -> None:
     from service.app import create_app  # noqa: PLC0415
     from service.settings import Settings  # noqa: PLC0415
 
-    with TestClient(create_app(Settings(node_budget=2_000))) as fresh:
+    with TestClient(create_app(Settings(node_budget=2_000, batch_limit=2))) as fresh:
         empty = fresh.post("/v1/move", content=b"", headers=JSON).json()
+        batch = fresh.post("/v1/batch", json={"requests": [{"board": "........."}] * 3}).json()
         board = fresh.post("/v1/move", json={"board": "XX"}).json()
         over = fresh.post("/v1/move", json={"board": "XOOXX.X.O", "player": "O"}).json()
         missing = fresh.get("/nope").json()
@@ -293,6 +294,8 @@ def test_an_app_built_in_the_test_answers_each_kind_of_problem_whole() -> None:
         "instance": "/v1/move",
         "errors": [{"pointer": "", "detail": "this field is required"}],
     }
+    assert batch["type"] == "/problems/batch-too-large" and batch["instance"] == "/v1/batch"
+    assert batch["errors"] == [{"pointer": "/requests", "detail": "at most 2 items"}]
     assert board["type"] == "/problems/invalid-board" and board["instance"] == "/v1/move"
     assert board["errors"] == [{"pointer": "/board", "detail": board["detail"]}]
     assert over["winner"] == "X" and over["winning_lines"] == [[0, 3, 6]]
