@@ -114,6 +114,18 @@ def test_admission_refuses_at_once_what_would_wait_past_its_deadline() -> None:
     assert admission.waiting == [queued]
 
 
+def test_admission_refuses_when_every_thread_is_busy_and_the_queue_full() -> None:
+    admission = Admission(threads=1, queue=1)
+    admission.start(admission.admit(time.monotonic() + 60))
+    admission.admit(time.monotonic() + 60)  # queued
+    with pytest.raises(ProblemError) as refused:
+        admission.admit(time.monotonic() + 60)
+    assert refused.value.detail == (
+        "every search thread is busy and the queue is full; retry in a moment"
+    )
+    assert refused.value.headers == {"retry-after": "1"}
+
+
 def test_admission_expects_no_search_to_outlast_its_deadline() -> None:
     admission = Admission(threads=1, queue=10)
     admission.typical = 60.0
