@@ -116,11 +116,12 @@ fuzz: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
 		-max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS)
 	$(WITH_SANITIZED_CORE) $(PY) -m pytest -p tests.core_under_test tests/fuzz/test_corpus.py -q -p no:cacheprovider
 
-# Mutation testing (not part of make test; about two hours on the project's
-# machine): mutmut mutates service/api/ and the engine's Python modules and
-# runs, for each mutant, the in-process tests that reach the mutated function
-# (pyproject.toml's [tool.mutmut]). It resumes where it stopped; `.venv/bin/mutmut
-# results` lists the survivors, `mutmut show NAME` one of them.
+# Mutation testing (not part of make test; the whole run takes many hours on
+# the project's two cores, so docs/reliability.md scores a uniform sample):
+# mutmut mutates service/api/ and the engine's Python modules and runs, for
+# each mutant, the in-process tests that reach the mutated function
+# (pyproject.toml's [tool.mutmut]). It resumes where it stopped;
+# bench/mutation_score.py scores it, `mutmut show NAME` shows one mutant.
 MUTATION_STAMP := $(VENV)/.mutation-installed
 $(MUTATION_STAMP): $(DEV_STAMP)
 	$(PIP) install --constraint constraints.txt -e '.[dev,mutation]' 2>&1 | grep -v "is ignored" || true
