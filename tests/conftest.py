@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 from service.app import create_app
 from service.settings import Settings
-from tests.ops.waiting import wait_for
+from tests.ops.waiting import ready
 
 settings.register_profile(
     "ci",
@@ -35,5 +35,5 @@ def client() -> Iterator[TestClient]:
     app = create_app(Settings(batch_limit=5, node_budget=20_000))
     with TestClient(app, raise_server_exceptions=False) as test_client:
         # Ready once the start-up solve is done: waited for, not counted in polls.
-        wait_for("the start-up solve", lambda: test_client.get("/readyz").status_code == 200)
+        ready(test_client)
         yield test_client

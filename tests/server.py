@@ -19,6 +19,7 @@ import httpx
 
 from service.__main__ import build_server
 from service.settings import Settings
+from tests.ops.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,13 +109,16 @@ def serving_in_process(**settings: str) -> Iterator[InProcessServer]:
         logger.addHandler(log)
     thread = threading.Thread(target=server.run, name=f"server-{port}", daemon=True)
     thread.start()
+    running = InProcessServer(f"http://127.0.0.1:{port}", log)
+
+    def started() -> bool:
+        if not thread.is_alive():
+            raise RuntimeError(f"server did not start:\n{running.output()}")
+        return server.started
+
     try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start:\n{chr(10).join(log.lines)}")
-            time.sleep(0.02)
-        yield InProcessServer(f"http://127.0.0.1:{port}", log)
+        wait_for("the in-process server's start", started, timeout=30)
+        yield running
     finally:
         server.should_exit = True
         thread.join(30)

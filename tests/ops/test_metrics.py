@@ -18,7 +18,7 @@ from service.app import create_app
 from service.settings import Settings
 from tests.heavy import LONG_BUDGET, heavy
 from tests.ops.promtool import promtool
-from tests.ops.waiting import sample, wait_for
+from tests.ops.waiting import ready, sample
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +135,7 @@ def test_startup_solve_seconds_lie_within_the_start_up() -> None:
     started = time.perf_counter()
     app = create_app(Settings())
     with TestClient(app) as fresh:
-        wait_for("ready", lambda: fresh.get("/readyz").status_code == 200)
+        ready(fresh)
         window = time.perf_counter() - started
         solve = sample(fresh.get("/metrics").text, "tictactoe_startup_solve_seconds")
     assert 0 < solve <= window
@@ -273,7 +273,7 @@ def test_the_families_have_their_names_types_help_and_labels() -> None:
     built is then this test's, for mutation testing too)."""
     app = create_app(Settings(node_budget=2_000))
     with TestClient(app) as client:
-        wait_for("the start-up solve", lambda: client.get("/readyz").status_code == 200)
+        ready(client)
         client.post("/v1/move", json={"board": "X...O...."})
         client.post("/v1/batch", json={"requests": [{"board": "X...O...."}] * 3})
         scrape = client.get("/metrics").text

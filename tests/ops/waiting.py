@@ -36,6 +36,12 @@ def wait_for(what: str, happened: Callable[[], T | None], timeout: float = HUNG_
         time.sleep(POLL_SECONDS)
 
 
+def ready(client: httpx.Client) -> None:
+    """Wait until the app behind ``client`` (a TestClient, or an httpx client with
+    the server's base URL) is ready: its start-up solve is done."""
+    wait_for("the start-up solve", lambda: client.get("/readyz").status_code == 200)
+
+
 def sample(text: str, name: str, **labels: str) -> float:
     """The value of one sample (``name`` as exposed, ``_total`` included) in a scrape."""
     for family in text_string_to_metric_families(text):

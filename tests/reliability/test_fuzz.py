@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from service.app import create_app
 from service.engine import Board
 from service.settings import Settings
-from tests.ops.waiting import wait_for
+from tests.ops.waiting import ready
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 URI = "urn:tictactoe-openapi"
@@ -106,7 +106,7 @@ def contract() -> Contract:
 def client() -> Iterator[TestClient]:
     app = create_app(Settings(node_budget=2_000, batch_limit=10, log_level="warning"))
     with TestClient(app, raise_server_exceptions=False) as test_client:
-        wait_for("the start-up solve", lambda: test_client.get("/readyz").status_code == 200)
+        ready(test_client)
         yield test_client
 
 
