@@ -242,11 +242,12 @@ def prove(board: Board, budget: int, table_bytes: int = BUILD_TABLE_BYTES) -> Bo
     return BookEntry(board, tuple(moves), analysis.nodes, seconds, budget)
 
 
-def build(budget: int, only: Sequence[Geometry] | None = None) -> Book:
-    """Prove the empty board of every shape (or of ``only``), each with ``budget``
-    nodes, or with its own budget and table where LONG_PROOFS names it."""
+def build(budget: int, chosen: Sequence[Geometry]) -> Book:
+    """Prove the empty board of each ``chosen`` shape with ``budget`` nodes, or
+    with its own budget and table where LONG_PROOFS names it, printing a line
+    for each as it is done."""
     entries = []
-    for shape in only or list(shapes()):
+    for shape in chosen:
         key = (shape.rows, shape.cols, shape.k, shape.rule)
         nodes, table_bytes = LONG_PROOFS.get(key, (budget, BUILD_TABLE_BYTES))
         entry = prove(Board(shape, 0, 0, Player.X), nodes, table_bytes)

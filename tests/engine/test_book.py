@@ -8,7 +8,21 @@ from pathlib import Path
 import pytest
 
 from service.engine import Board, Engine, Player, Rule, geometry
-from service.engine.book import BOOK_PATH, Book, BookEntry, is_wide, load, main, prove, shapes
+from service.engine.analysis import MoveValue
+from service.engine.book import (
+    BOOK_PATH,
+    LONG_PROOFS,
+    Book,
+    BookEntry,
+    build,
+    internal_bounds,
+    is_wide,
+    load,
+    main,
+    prove,
+    shapes,
+)
+from service.engine.score import Outcome
 from tests.engine.oracle import literature, minimax
 
 # Entries whose proof took at most this many nodes are proved again by the tests.
@@ -121,13 +135,54 @@ def test_make_book_builds_the_shapes_it_is_given_and_keeps_the_rest(
     assert [e.board.shape for e in built] == [geometry(3, 3, 3), geometry(3, 4, 3, Rule.EXACT)]
     for entry in built:
         expected = shipped[entry.board.shape]
-        assert (entry.moves, entry.nodes) == (expected.moves, expected.nodes)
+        assert (entry.moves, entry.nodes, entry.budget) == (
+            expected.moves,
+            expected.nodes,
+            expected.budget,
+        )
+    # One progress line per shape, in the order given, then the summary.
+    progress = capsys.readouterr().out.splitlines()
+    for line, entry in zip(progress[:2], reversed(built), strict=True):  # as given
+        shape = entry.board.shape
+        assert line.startswith(
+            f"{shape.rows}x{shape.cols} k={shape.k} {shape.rule}: {len(entry.moves)} move "
+            f"classes bounded, {entry.nodes:,} nodes, "
+        ), line
+    assert progress[2:] == [f"wrote 2 entries to {out} (2 built)"]
     main(["--shape", "3x3:3", "--out", str(out)])
     assert [e.board.cols for e in load(out).entries] == [3, 4]
     assert "wrote 2 entries" in capsys.readouterr().out.splitlines()[-1]
     with pytest.raises(SystemExit):
         main(["--shape", "9x9:3", "--out", str(out)])  # not a shape of the book
     assert "9x9:3 is not a shape of the book" in capsys.readouterr().err
+
+
+def test_a_shape_with_a_long_proof_is_built_with_its_own_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LONG_PROOFS gives (8,8,5) its own budget and table; any shape it names is
+    built with them, the others with the budget asked for."""
+    monkeypatch.setitem(LONG_PROOFS, (3, 3, 3, Rule.FREESTYLE), (12_345, 1 << 20))
+    built = build(54_321, [geometry(3, 3, 3), geometry(3, 3, 3, Rule.EXACT)])
+    assert [entry.budget for entry in built.entries] == [12_345, 54_321]
+
+
+def test_internal_bounds_are_what_each_kind_of_move_value_proves() -> None:
+    """A move's bounds in the core's terms (the score of a win now is the empty
+    cells, of a loss at the next move minus one less): exact, a win or a loss
+    proven without its distance (bounded on one side by the proof, on the other
+    by the fastest possible end), and an estimate, which proves nothing."""
+    empty = Board.parse(".........")
+    two_marks = Board.parse("X...O....")
+    assert internal_bounds(MoveValue(0, 5, exact=True), empty) == (5, 5)
+    assert internal_bounds(MoveValue(0, -4, exact=True), two_marks) == (-2, -2)
+    assert internal_bounds(MoveValue(0, 0, exact=True), empty) == (0, 0)
+    assert internal_bounds(MoveValue(0, 3, False, Outcome.WIN), empty) == (3, 9)
+    assert internal_bounds(MoveValue(0, 5, False, Outcome.WIN), two_marks) == (3, 7)
+    assert internal_bounds(MoveValue(0, -2, False, Outcome.LOSS), empty) == (-8, -2)
+    assert internal_bounds(MoveValue(0, -4, False, Outcome.LOSS), two_marks) == (-6, -2)
+    assert internal_bounds(MoveValue(0, 0.25, exact=False), empty) is None
+    assert internal_bounds(MoveValue(0, -0.5, False, no_win=True), two_marks) is None
 
 
 def test_make_book_8x8_builds_the_shapes_with_a_side_of_8() -> None:
