@@ -5,6 +5,7 @@
     .venv/bin/python bench/mutation_score.py --sample 400 --seed 21 > names.txt
     .venv/bin/mutmut run $(cat names.txt)
     .venv/bin/python bench/mutation_score.py --names names.txt      # its score
+    .venv/bin/python bench/mutation_score.py --names names.txt --results runs.json
 
 Reads mutmut's verdicts (``mutants/**/*.py.meta``) and counts them for the two
 halves ``[tool.mutmut]`` mutates: ``service/api/`` and the engine's Python
@@ -17,8 +18,10 @@ against it. ``--survivors`` lists the mutants not caught, by function.
 A whole run takes hours on two cores, so a run can be a uniform random
 sample: ``--sample N --seed S`` prints N mutant names drawn from each half
 (give them to ``mutmut run``), and ``--names FILE`` scores only the mutants
-named in the file, with a 95% Wilson interval for the whole half's score. The
-samples behind docs/reliability.md are in bench/results/mutation-*.txt.
+named in the file, with a 95% Wilson interval for the whole half's score;
+``--results`` adds the verdicts ``bench/mutation_run.py`` gave the mutants
+mutmut had not run. The samples and runs behind docs/reliability.md are in
+bench/results/mutation-*.
 """
 
 from __future__ import annotations
@@ -97,8 +100,21 @@ def main() -> None:
     parser.add_argument("--sample", type=int, help="a uniform sample of this many per half")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--names", type=Path, help="score only the mutants named in this file")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        action="append",
+        default=[],
+        help="verdicts of bench/mutation_run.py for the mutants mutmut has not run",
+    )
     arguments = parser.parse_args()
     found = verdicts(arguments.mutants)
+    for results in arguments.results:
+        ran = json.loads(results.read_text())
+        for named in found.values():
+            for name, verdict in named.items():
+                if verdict == "not run" and name in ran:
+                    named[name] = ran[name]["verdict"]
     if arguments.sample:
         picked = sampled(found, arguments.sample, arguments.seed)
         print("\n".join(name for named in picked.values() for name in named))
