@@ -312,6 +312,48 @@ def test_an_app_built_in_the_test_answers_each_kind_of_problem_whole() -> None:
     )
 
 
+def test_the_frameworks_own_errors_become_problems_too() -> None:
+    """What FastAPI and Starlette raise themselves, on routes the service does not
+    have today: a body FastAPI's own handler could not read (not UTF-8) is
+    malformed JSON, a 406 and a 503 keep their types, and any other status is a
+    validation problem (4xx) or an internal one (5xx), with the framework's detail."""
+    from fastapi import FastAPI, HTTPException  # noqa: PLC0415
+
+    from service.api.problems import install_problem_handlers  # noqa: PLC0415
+
+    app = FastAPI()
+    install_problem_handlers(app)
+
+    @app.post("/parsed-by-fastapi")
+    async def parsed(item: dict[str, int], tag: str = "") -> dict[str, int]:
+        return item
+
+    @app.get("/raises/{status}")
+    async def raises(status: int) -> None:
+        raise HTTPException(status, detail=f"raised {status}")
+
+    with TestClient(app) as fresh:
+        malformed = fresh.post("/parsed-by-fastapi", content=b'{"a": "\xc3("}', headers=JSON)
+        raised = {status: fresh.get(f"/raises/{status}").json() for status in (406, 409, 502, 503)}
+    assert malformed.status_code == 400
+    assert malformed.json()["type"] == "/problems/malformed-json"
+    assert malformed.json()["detail"] == (
+        "the body could not be read as UTF-8 JSON; check the encoding and the syntax"
+    )
+    assert {status: problem["type"] for status, problem in raised.items()} == {
+        406: "/problems/not-acceptable",
+        409: "/problems/validation",
+        502: "/problems/internal",
+        503: "/problems/service-unavailable",
+    }
+    assert {problem["detail"] for problem in raised.values()} == {
+        "raised 406",
+        "raised 409",
+        "raised 502",
+        "raised 503",
+    }
+
+
 def test_problems_are_compact_json(client: TestClient) -> None:
     """Like every answer: no spaces after the separators (and byte-for-byte replays)."""
     response = client.post("/v1/move", json={"board": "XX"})

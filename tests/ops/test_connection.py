@@ -189,27 +189,45 @@ def test_pipelined_requests_are_measured_one_by_one(server: InProcessServer) -> 
     assert [a.status for a in result.answers] == [200] * 5 and not result.closed
 
 
-def test_a_pipelined_body_does_not_count_as_the_next_head(server: InProcessServer) -> None:
-    """10 KB bodies (JSON whitespace, blank lines included) between heads of the limit."""
+def post_with_length() -> bytes:
+    """A POST with a 10 KB Content-Length body: JSON whitespace, blank lines included."""
     body = b'{"board": "X...O....",' + b"\r\n" * 5_000 + b'"k": 3}'
-    post = (
+    return (
         b"POST /v1/analysis HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         b"Content-Length: %d\r\n\r\n" % len(body)
     ) + body
-    burst = post + head(LIMIT) + post + head(LIMIT)
-    result = exchange(server, [burst], expect=4)
-    assert [a.status for a in result.answers] == [200] * 4 and not result.closed
 
 
-def test_a_pipelined_chunked_body_does_not_count_as_the_next_head(server: InProcessServer) -> None:
+def post_chunked() -> bytes:
+    """A POST whose 3 KB body comes in two chunks, then the last (empty) chunk."""
     body = b'{"board": "X...O....",' + b" " * 3_000 + b'"k": 3}'
     chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:1000], body[1000:]))
-    post = (
+    return (
         b"POST /v1/analysis HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         b"Transfer-Encoding: chunked\r\n\r\n" + chunks + b"0\r\n\r\n"
     )
+
+
+@pytest.mark.parametrize("post", [post_with_length(), post_chunked()], ids=["length", "chunked"])
+def test_a_pipelined_body_does_not_count_as_the_next_head(
+    server: InProcessServer, post: bytes
+) -> None:
+    """Bodies between heads of the limit, all in one write: each head is measured alone."""
     result = exchange(server, [post + head(LIMIT) + post + head(LIMIT)], expect=4)
     assert [a.status for a in result.answers] == [200] * 4 and not result.closed
+
+
+@pytest.mark.parametrize("post", [post_with_length(), post_chunked()], ids=["length", "chunked"])
+def test_a_head_over_the_limit_after_a_pipelined_body_is_refused(
+    server: InProcessServer, post: bytes
+) -> None:
+    """Nor does a body hide any of the next head: one byte over the limit is refused.
+    The first answer is still being written when the refusal comes, so it is the
+    connection's last (no 431 may interleave); the refusal is counted."""
+    before = refused(server).get("headers-too-large", 0.0)
+    result = exchange(server, [post + head(LIMIT + 1)], expect=2)
+    assert [a.status for a in result.answers] == [200] and result.closed
+    assert refused(server).get("headers-too-large", 0.0) == before + 1
 
 
 def test_headers_sent_too_slowly_get_408_and_a_closed_connection(server: InProcessServer) -> None:
