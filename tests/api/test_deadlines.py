@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,7 +16,7 @@ from service.app import create_app
 from service.engine import Analysis, SearchControl
 from service.settings import Settings
 from tests.heavy import HARD, LONG_BUDGET, K, heavy, heavy_board
-from tests.ops.waiting import HUNG_TEST_SECONDS, sample, wait_for
+from tests.ops.waiting import HUNG_TEST_SECONDS, ready, sample, wait_for
 
 HEAVY = {"board": HARD}  # 7x7, k=5: millions of nodes to settle
 
@@ -178,6 +179,43 @@ def test_shutdown_ends_every_search_inside_the_grace_period_with_a_margin(
     assert running.deadline == drain_at
     with pytest.raises(ProblemError):
         solver.admission.admit(time.monotonic() + 600)
+
+
+def test_a_search_still_waiting_when_shutdown_begins_never_starts() -> None:
+    """One search thread, one search running and one waiting, then shutdown
+    (``Solver.drain``, called on the app's loop as the server calls it): both
+    get the same end; the running one answers when it comes, cut by the
+    deadline, and the waiting one gets the thread only then, too late to
+    start: a 503 that sends it to another replica."""
+    app = create_app(
+        Settings(
+            node_budget=LONG_BUDGET, search_threads=1, search_queue=1, search_deadline_ms=600_000
+        )
+    )
+    answers: dict[int, Any] = {}
+
+    with TestClient(app) as client:
+        ready(client)
+        solver = app.state.solver
+
+        def ask(i: int) -> None:
+            answers[i] = client.post("/v1/move", json=heavy(i))
+
+        asking = [threading.Thread(target=ask, args=(i,), daemon=True) for i in (0, 1)]
+        asking[0].start()
+        wait_for("the first search to run", lambda: len(solver.admission.running) == 1)
+        asking[1].start()
+        wait_for("the second search to wait", lambda: len(solver.admission.waiting) == 1)
+        client.portal.call(solver.drain, 1.0)
+        for thread in asking:
+            thread.join(HUNG_TEST_SECONDS)
+    assert answers[0].status_code == 200, answers[0].text
+    assert answers[0].json()["stopped_by"] == "deadline"
+    refused = answers[1]
+    assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+    assert refused.json()["detail"] == (
+        "the server is shutting down and this search never started; retry on another replica"
+    )
 
 
 def test_a_search_sees_its_deadline_moved_while_it_runs() -> None:
