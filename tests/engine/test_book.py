@@ -157,6 +157,21 @@ def test_make_book_builds_the_shapes_it_is_given_and_keeps_the_rest(
     assert "9x9:3 is not a shape of the book" in capsys.readouterr().err
 
 
+def test_make_books_help_says_what_each_option_does(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.startswith("usage: python -m service.engine.book [-h] [--wide]")
+    assert text.split(" options: ")[1] == (
+        "-h, --help show this help message and exit "
+        "--wide build the shapes with a side of 8 (make book-8x8) and keep the others "
+        "--budget BUDGET nodes per board (default: by --wide) "
+        "--shape SHAPE build only this shape, ROWSxCOLS:K[:RULE] (e.g. 8x8:5), and keep the rest "
+        "--out OUT the book to update (default: the shipped one)"
+    )
+
+
 def test_a_shape_with_a_long_proof_is_built_with_its_own_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
