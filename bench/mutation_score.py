@@ -20,8 +20,12 @@ sample: ``--sample N --seed S`` prints N mutant names drawn from each half
 (give them to ``mutmut run``), and ``--names FILE`` scores only the mutants
 named in the file, with a 95% Wilson interval for the whole half's score;
 ``--results`` adds the verdicts ``bench/mutation_run.py`` gave the mutants
-mutmut had not run. The samples and runs behind docs/reliability.md are in
-bench/results/mutation-*.
+mutmut had not run, and ``--record`` writes the whole sample's verdicts, each
+with what gave it. The samples and their records behind docs/reliability.md
+are in bench/results/mutation-*; a record scores without a mutants tree:
+
+    .venv/bin/python bench/mutation_score.py --names bench/results/mutation-sample-api.txt \\
+        --results bench/results/mutation-record-api.json
 """
 
 from __future__ import annotations
@@ -53,18 +57,44 @@ NOT_CAUGHT = ("survived", "no test reaches it", "not run", "other")
 HALVES = {"service/api": "service/api/", "service/engine (Python)": "service/engine/"}
 
 
+def half_of(name: str) -> str | None:
+    """``service.api.guards.x_f__mutmut_3`` -> ``service/api``."""
+    path = name.replace(".", "/")
+    return next((h for h, prefix in HALVES.items() if path.startswith(prefix)), None)
+
+
 def verdicts(mutants: Path) -> dict[str, dict[str, str]]:
-    """Each half's mutants by name, with their verdict."""
+    """Each half's mutants by name, with mutmut's verdict."""
     found: dict[str, dict[str, str]] = {half: {} for half in HALVES}
     for meta in sorted(mutants.glob("service/**/*.py.meta")):
-        relative = meta.relative_to(mutants).as_posix()
-        half = next((h for h, prefix in HALVES.items() if relative.startswith(prefix)), None)
-        if half is None:
-            continue
         codes = json.loads(meta.read_text())["exit_code_by_key"]
         for name, code in codes.items():
-            found[half][name] = VERDICTS.get(code, "other")
+            half = half_of(name)
+            if half is not None:
+                found[half][name] = VERDICTS.get(code, "other")
     return found
+
+
+def sample_verdicts(
+    found: dict[str, dict[str, str]], names: list[str], runs: dict[str, dict[str, object]]
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, object]]]:
+    """The named mutants' verdicts by half, mutmut's where it ran them, else the
+    runs' (``bench/mutation_run.py``'s, or a record of a whole sample), and the
+    record of each: its verdict and what gave it."""
+    picked: dict[str, dict[str, str]] = {half: {} for half in HALVES}
+    record: dict[str, dict[str, object]] = {}
+    for name in names:
+        half = half_of(name)
+        if half is None:
+            continue
+        verdict = found[half].get(name, "not run")
+        if verdict != "not run":
+            record[name] = {"verdict": verdict, "by": "mutmut"}
+        elif name in runs:
+            record[name] = {"by": "bench/mutation_run.py", **runs[name]}
+            verdict = str(record[name]["verdict"])
+        picked[half][name] = verdict
+    return picked, record
 
 
 def function_of(mutant: str) -> str:
@@ -105,23 +135,25 @@ def main() -> None:
         type=Path,
         action="append",
         default=[],
-        help="verdicts of bench/mutation_run.py for the mutants mutmut has not run",
+        help="verdicts for the named mutants mutmut has not run (bench/mutation_run.py's)",
+    )
+    parser.add_argument(
+        "--record", type=Path, help="write the named mutants' verdicts, and what gave each"
     )
     arguments = parser.parse_args()
     found = verdicts(arguments.mutants)
-    for results in arguments.results:
-        ran = json.loads(results.read_text())
-        for named in found.values():
-            for name, verdict in named.items():
-                if verdict == "not run" and name in ran:
-                    named[name] = ran[name]["verdict"]
     if arguments.sample:
         picked = sampled(found, arguments.sample, arguments.seed)
         print("\n".join(name for named in picked.values() for name in named))
         return
     if arguments.names:
-        wanted = set(arguments.names.read_text().split())
-        found = {h: {n: v for n, v in named.items() if n in wanted} for h, named in found.items()}
+        runs: dict[str, dict[str, object]] = {}
+        for results in arguments.results:
+            runs.update(json.loads(results.read_text()))
+        found, record = sample_verdicts(found, arguments.names.read_text().split(), runs)
+        if arguments.record:
+            text = json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True)
+            arguments.record.write_text(text + "\n")
     columns = [*CAUGHT, *NOT_CAUGHT]
     print("| half | mutants | " + " | ".join(columns) + " | score |")
     print("|---" * (len(columns) + 3) + "|")
