@@ -27,6 +27,10 @@ the tests, so a mutant that breaks the import of a test module (a module-level
 imported it unmutated. ``--tests DIR`` runs the mutants of one tree against the
 tests of another (a copy of the mutants with newer tests). Resumes from
 ``--results``.
+
+``--check FILE`` then runs each mutant of the sample that neither mutmut nor
+this caught against the tests the file names for its function (tests written
+after the run, which mutmut's stats do not know), and records what they say.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import sys
 import time
 from pathlib import Path
 
+from mutation_score import CAUGHT, VERDICTS
 from mutmut.mutation.file_mutation import filter_mutants_with_type_checker
 
 TIME_CONSTANT, TIME_MULTIPLIER = 30.0, 5.0  # as [tool.mutmut] in pyproject.toml
@@ -83,21 +88,51 @@ def run_one(name: str, tests: list[str], limit: float, cwd: Path) -> dict[str, o
     return result
 
 
+def check(
+    names: list[str], verdicts: dict[str, str], checks: dict[str, list[str]], where: Path
+) -> dict[str, dict[str, object]]:
+    """Run each named mutant not caught against the tests ``checks`` gives its
+    function (the tests written since the run that let it through)."""
+    found: dict[str, dict[str, object]] = {}
+    for name in names:
+        function = name.rsplit("__mutmut_", 1)[0]
+        tests = next((t for prefix, t in checks.items() if function.startswith(prefix)), None)
+        if verdicts.get(name) in CAUGHT or not tests:
+            continue
+        # No stats time for tests newer than the run: a minute each, then x 5.
+        limit = (len(tests) * 60.0 + TIME_CONSTANT) * TIME_MULTIPLIER
+        found[name] = {**run_one(name, tests, limit, where), "checked against": tests}
+        print(time.strftime("%H:%M:%S"), found[name]["verdict"], name, flush=True)
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", type=Path, help="the sample, one mutant name a line")
     parser.add_argument("--mutants", type=Path, default=Path("mutants"), help="mutmut's tree")
     parser.add_argument("--tests", type=Path, help="run in this copy of the tree (newer tests)")
     parser.add_argument("--results", type=Path, required=True, help="verdicts, resumed")
+    parser.add_argument(
+        "--check",
+        type=Path,
+        help="JSON: function prefix -> tests; run the mutants not caught against them",
+    )
     arguments = parser.parse_args()
     mutants, out = arguments.mutants.resolve(), arguments.results.resolve()
     where = (arguments.tests or arguments.mutants).resolve()
-    stats = json.loads((mutants / "mutmut-stats.json").read_text())
-    seconds, reaching = stats["duration_by_test"], stats["tests_by_mangled_function_name"]
+    names = arguments.names.read_text().split()
     codes = recorded(mutants)
     results = json.loads(out.read_text()) if out.exists() else {}
-    todo = [n for n in arguments.names.read_text().split() if codes.get(n) is None]
-    todo = [n for n in todo if n not in results]
+    if arguments.check:
+        verdicts = {n: VERDICTS.get(codes.get(n), "other") for n in names}
+        verdicts.update({n: str(r["verdict"]) for n, r in results.items()})
+        checks = json.loads(arguments.check.read_text())
+        results.update(check(names, verdicts, checks, where))
+        out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+        return
+    stats = json.loads((mutants / "mutmut-stats.json").read_text())
+    seconds, reaching = stats["duration_by_test"], stats["tests_by_mangled_function_name"]
+    todo = [n for n in names if codes.get(n) is None and n not in results]
     rejected = rejected_by_mypy(mutants) if todo else set()
     for name in todo:
         if name in rejected:

@@ -79,7 +79,8 @@ def sample_verdicts(
     found: dict[str, dict[str, str]], names: list[str], runs: dict[str, dict[str, object]]
 ) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, object]]]:
     """The named mutants' verdicts by half, mutmut's where it ran them, else the
-    runs' (``bench/mutation_run.py``'s, or a record of a whole sample), and the
+    runs' (``bench/mutation_run.py``'s, or a record of a whole sample), a run's
+    catch overriding mutmut's miss (``--check``: tests written since), and the
     record of each: its verdict and what gave it."""
     picked: dict[str, dict[str, str]] = {half: {} for half in HALVES}
     record: dict[str, dict[str, object]] = {}
@@ -90,7 +91,8 @@ def sample_verdicts(
         verdict = found[half].get(name, "not run")
         if verdict != "not run":
             record[name] = {"verdict": verdict, "by": "mutmut"}
-        elif name in runs:
+        # A run's verdict where mutmut has none, or where a check caught what it did not.
+        if name in runs and (verdict == "not run" or runs[name]["verdict"] in CAUGHT):
             record[name] = {"by": "bench/mutation_run.py", **runs[name]}
             verdict = str(record[name]["verdict"])
         picked[half][name] = verdict

@@ -262,9 +262,7 @@ def build(budget: int, chosen: Sequence[Geometry]) -> Book:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m service.engine.book", description="Build the opening book (make book)."
-    )
+    parser = argparse.ArgumentParser(description="Build the opening book (make book).")
     parser.add_argument(
         "--wide",
         action="store_true",
@@ -277,9 +275,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=_shape_argument,
         help="build only this shape, ROWSxCOLS:K[:RULE] (e.g. 8x8:5), and keep the rest",
     )
-    parser.add_argument(
-        "--out", type=Path, default=BOOK_PATH, help="the book to update (default: the shipped one)"
-    )
+    parser.add_argument("--out", type=Path, default=BOOK_PATH)
     args = parser.parse_args(argv)
     budget = args.budget or (WIDE_BUILD_BUDGET if args.wide else DEFAULT_BUILD_BUDGET)
     kept = load(args.out).entries if args.out.exists() else ()
