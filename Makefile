@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation book book-8x8 prove-885 tactics bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics bench bench-profile bench-sweep openapi readme lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -127,9 +127,24 @@ $(MUTATION_STAMP): $(DEV_STAMP)
 	$(PIP) install --constraint constraints.txt -e '.[dev,mutation]' 2>&1 | grep -v "is ignored" || true
 	touch $@
 
+MUTMUT_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=mutation
 mutation: $(MUTATION_STAMP) tools
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=mutation $(VENV)/bin/mutmut run
+	$(MUTMUT_ENV) $(VENV)/bin/mutmut run
 	$(VENV)/bin/python bench/mutation_score.py --survivors
+
+# The score of docs/reliability.md: a uniform sample of each half, run whole
+# (about two hours for both on two cores). mutmut builds mutants/ and its stats
+# with the sample's first mutant; bench/mutation_run.py runs the rest in the
+# sample's order (mutants/sample-runs-*.json, resumed).
+MUTATION_SAMPLES := api engine
+mutation-sample: $(MUTATION_STAMP) tools
+	$(MUTMUT_ENV) $(VENV)/bin/mutmut run $$(head -1 bench/mutation/sample-api.txt)
+	for half in $(MUTATION_SAMPLES); do \
+		$(MUTMUT_ENV) $(PY) bench/mutation_run.py bench/mutation/sample-$$half.txt \
+			--results mutants/sample-runs-$$half.json || exit 1; \
+		$(PY) bench/mutation_score.py --survivors --names bench/mutation/sample-$$half.txt \
+			--results mutants/sample-runs-$$half.json; \
+	done
 
 # The opening book (service/engine/book.json): every empty board's first moves,
 # proved by the engine itself with a node budget per board. Deterministic.

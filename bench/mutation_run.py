@@ -2,10 +2,10 @@
 prefix of a uniform sample is a uniform sample run whole.
 
     .venv/bin/mutmut run NAME              # any one name: mutants/, the stats run, mypy
-    .venv/bin/python bench/mutation_run.py bench/results/mutation-sample-api.txt \\
-        --results bench/results/mutation-runs-api.json
-    .venv/bin/python bench/mutation_score.py --names bench/results/mutation-sample-api.txt \\
-        --results bench/results/mutation-runs-api.json
+    .venv/bin/python bench/mutation_run.py bench/mutation/sample-api.txt \\
+        --results mutants/sample-runs-api.json
+    .venv/bin/python bench/mutation_score.py --names bench/mutation/sample-api.txt \\
+        --results mutants/sample-runs-api.json
 
 mutmut runs the cheapest mutants first, so a sample it has half run is the
 cheap half of the sample, not a smaller sample. This runs the mutants mutmut

@@ -22,10 +22,10 @@ named in the file, with a 95% Wilson interval for the whole half's score;
 ``--results`` adds the verdicts ``bench/mutation_run.py`` gave the mutants
 mutmut had not run, and ``--record`` writes the whole sample's verdicts, each
 with what gave it. The samples and their records behind docs/reliability.md
-are in bench/results/mutation-*; a record scores without a mutants tree:
+are in bench/mutation/; a record scores without a mutants tree:
 
-    .venv/bin/python bench/mutation_score.py --names bench/results/mutation-sample-api.txt \\
-        --results bench/results/mutation-record-api.json
+    .venv/bin/python bench/mutation_score.py --names bench/mutation/sample-api.txt \\
+        --results bench/mutation/record-api.json
 """
 
 from __future__ import annotations
