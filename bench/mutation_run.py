@@ -89,7 +89,11 @@ def run_one(name: str, tests: list[str], limit: float, cwd: Path) -> dict[str, o
 
 
 def check(
-    names: list[str], verdicts: dict[str, str], checks: dict[str, list[str]], where: Path
+    names: list[str],
+    verdicts: dict[str, str],
+    at_run: dict[str, str],
+    checks: dict[str, list[str]],
+    where: Path,
 ) -> dict[str, dict[str, object]]:
     """Run each named mutant not caught against the tests ``checks`` gives its
     function (the tests written since the run that let it through)."""
@@ -101,7 +105,11 @@ def check(
             continue
         # No stats time for tests newer than the run: a minute each, then x 5.
         limit = (len(tests) * 60.0 + TIME_CONSTANT) * TIME_MULTIPLIER
-        found[name] = {**run_one(name, tests, limit, where), "checked against": tests}
+        found[name] = {
+            **run_one(name, tests, limit, where),
+            "checked against": tests,
+            "at the run": at_run.get(name, "not run"),
+        }
         print(time.strftime("%H:%M:%S"), found[name]["verdict"], name, flush=True)
     return found
 
@@ -125,9 +133,12 @@ def main() -> None:
     results = json.loads(out.read_text()) if out.exists() else {}
     if arguments.check:
         verdicts = {n: VERDICTS.get(codes.get(n), "other") for n in names}
-        verdicts.update({n: str(r["verdict"]) for n, r in results.items()})
+        at_run = dict(verdicts)
+        for name, result in results.items():
+            verdicts[name] = str(result["verdict"])
+            at_run[name] = str(result.get("at the run", result["verdict"]))
         checks = json.loads(arguments.check.read_text())
-        results.update(check(names, verdicts, checks, where))
+        results.update(check(names, verdicts, at_run, checks, where))
         out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
         return
     stats = json.loads((mutants / "mutmut-stats.json").read_text())

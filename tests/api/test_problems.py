@@ -316,7 +316,8 @@ def test_the_frameworks_own_errors_become_problems_too() -> None:
     """What FastAPI and Starlette raise themselves, on routes the service does not
     have today: a body FastAPI's own handler could not read (not UTF-8) is
     malformed JSON, a 406 and a 503 keep their types, and any other status is a
-    validation problem (4xx) or an internal one (5xx), with the framework's detail."""
+    validation problem (4xx) or an internal one (5xx, 500 included), with the
+    framework's detail."""
     from fastapi import FastAPI, HTTPException  # noqa: PLC0415
 
     from service.api.problems import install_problem_handlers  # noqa: PLC0415
@@ -334,7 +335,8 @@ def test_the_frameworks_own_errors_become_problems_too() -> None:
 
     with TestClient(app) as fresh:
         malformed = fresh.post("/parsed-by-fastapi", content=b'{"a": "\xc3("}', headers=JSON)
-        raised = {status: fresh.get(f"/raises/{status}").json() for status in (406, 409, 502, 503)}
+        statuses = (406, 409, 499, 500, 502, 503)
+        raised = {status: fresh.get(f"/raises/{status}").json() for status in statuses}
     assert malformed.status_code == 400
     assert malformed.json()["type"] == "/problems/malformed-json"
     assert malformed.json()["detail"] == (
@@ -343,15 +345,12 @@ def test_the_frameworks_own_errors_become_problems_too() -> None:
     assert {status: problem["type"] for status, problem in raised.items()} == {
         406: "/problems/not-acceptable",
         409: "/problems/validation",
+        499: "/problems/validation",
+        500: "/problems/internal",
         502: "/problems/internal",
         503: "/problems/service-unavailable",
     }
-    assert {problem["detail"] for problem in raised.values()} == {
-        "raised 406",
-        "raised 409",
-        "raised 502",
-        "raised 503",
-    }
+    assert [problem["detail"] for problem in raised.values()] == [f"raised {s}" for s in statuses]
 
 
 def test_problems_are_compact_json(client: TestClient) -> None:
