@@ -41,6 +41,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from mutation_score import CAUGHT, VERDICTS
@@ -88,16 +89,41 @@ def run_one(name: str, tests: list[str], limit: float, cwd: Path) -> dict[str, o
     return result
 
 
+def run(
+    names: list[str],
+    codes: dict[str, int | None],
+    results: dict[str, dict[str, object]],
+    mutants: Path,
+    where: Path,
+) -> Iterator[tuple[str, dict[str, object]]]:
+    """Run each named mutant that neither mutmut nor an earlier run judged."""
+    stats = json.loads((mutants / "mutmut-stats.json").read_text())
+    seconds, reaching = stats["duration_by_test"], stats["tests_by_mangled_function_name"]
+    todo = [n for n in names if codes.get(n) is None and n not in results]
+    rejected = rejected_by_mypy(mutants) if todo else set()
+    for name in todo:
+        if name in rejected:
+            yield name, {"verdict": "caught by mypy"}
+            continue
+        function = name.rsplit("__mutmut_", 1)[0]
+        tests = [t for t in reaching.get(function, []) if (where / t.split("::")[0]).exists()]
+        tests.sort(key=lambda test: seconds.get(test, 0.0))
+        limit = (sum(seconds.get(t, 0.0) for t in tests) + TIME_CONSTANT) * TIME_MULTIPLIER
+        yield (
+            name,
+            (run_one(name, tests, limit, where) if tests else {"verdict": "no test reaches it"}),
+        )
+
+
 def check(
     names: list[str],
     verdicts: dict[str, str],
     at_run: dict[str, str],
     checks: dict[str, list[str]],
     where: Path,
-) -> dict[str, dict[str, object]]:
+) -> Iterator[tuple[str, dict[str, object]]]:
     """Run each named mutant not caught against the tests ``checks`` gives its
     function (the tests written since the run that let it through)."""
-    found: dict[str, dict[str, object]] = {}
     for name in names:
         function = name.rsplit("__mutmut_", 1)[0]
         tests = next((t for prefix, t in checks.items() if function.startswith(prefix)), None)
@@ -105,13 +131,14 @@ def check(
             continue
         # No stats time for tests newer than the run: a minute each, then x 5.
         limit = (len(tests) * 60.0 + TIME_CONSTANT) * TIME_MULTIPLIER
-        found[name] = {
-            **run_one(name, tests, limit, where),
-            "checked against": tests,
-            "at the run": at_run.get(name, "not run"),
-        }
-        print(time.strftime("%H:%M:%S"), found[name]["verdict"], name, flush=True)
-    return found
+        yield (
+            name,
+            {
+                **run_one(name, tests, limit, where),
+                "checked against": tests,
+                "at the run": at_run.get(name, "not run"),
+            },
+        )
 
 
 def main() -> None:
@@ -138,26 +165,13 @@ def main() -> None:
             verdicts[name] = str(result["verdict"])
             at_run[name] = str(result.get("at the run", result["verdict"]))
         checks = json.loads(arguments.check.read_text())
-        results.update(check(names, verdicts, at_run, checks, where))
+        verdicts_found = check(names, verdicts, at_run, checks, where)
+    else:
+        verdicts_found = run(names, codes, results, mutants, where)
+    for name, result in verdicts_found:
+        results[name] = result
         out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
-        return
-    stats = json.loads((mutants / "mutmut-stats.json").read_text())
-    seconds, reaching = stats["duration_by_test"], stats["tests_by_mangled_function_name"]
-    todo = [n for n in names if codes.get(n) is None and n not in results]
-    rejected = rejected_by_mypy(mutants) if todo else set()
-    for name in todo:
-        if name in rejected:
-            results[name] = {"verdict": "caught by mypy"}
-        else:
-            function = name.rsplit("__mutmut_", 1)[0]
-            tests = [t for t in reaching.get(function, []) if (where / t.split("::")[0]).exists()]
-            tests.sort(key=lambda test: seconds.get(test, 0.0))
-            limit = (sum(seconds.get(t, 0.0) for t in tests) + TIME_CONSTANT) * TIME_MULTIPLIER
-            results[name] = (
-                run_one(name, tests, limit, where) if tests else {"verdict": "no test reaches it"}
-            )
-        out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
-        print(time.strftime("%H:%M:%S"), results[name]["verdict"], name, flush=True)
+        print(time.strftime("%H:%M:%S"), result["verdict"], name, flush=True)
 
 
 if __name__ == "__main__":
