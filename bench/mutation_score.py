@@ -116,6 +116,17 @@ def wilson(caught: int, total: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half / (1 + z * z / total), centre + half / (1 + z * z / total)
 
 
+def _share(caught: int, total: int, *, interval: bool) -> str:
+    """``caught`` of ``total`` as a percentage, with its 95% interval for a sample."""
+    if not total:
+        return "-"
+    text = f"{caught:,} of {total:,}, {100 * caught / total:.1f}%"
+    if interval:
+        low, high = wilson(caught, total)
+        text += f" (95%: {100 * low:.1f}-{100 * high:.1f}%)"
+    return text
+
+
 def sampled(found: dict[str, dict[str, str]], size: int, seed: int) -> dict[str, dict[str, str]]:
     """``size`` mutants of each half, drawn uniformly with ``seed``."""
     draw = random.Random(seed)
@@ -157,17 +168,18 @@ def main() -> None:
             text = json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True)
             arguments.record.write_text(text + "\n")
     columns = [*CAUGHT, *NOT_CAUGHT]
-    print("| half | mutants | " + " | ".join(columns) + " | score |")
-    print("|---" * (len(columns) + 3) + "|")
+    print("| half | mutants | " + " | ".join(columns) + " | score | of the mutants mypy accepts |")
+    print("|---" * (len(columns) + 4) + "|")
     for half, named in found.items():
         counts = Counter(named.values())
         caught = sum(counts[v] for v in CAUGHT)
-        share = f"{100 * caught / len(named):.1f}%" if named else "-"
-        if named and arguments.names:
-            low, high = wilson(caught, len(named))
-            share += f" (95%: {100 * low:.1f}-{100 * high:.1f}%)"
+        run = len(named) - counts["caught by mypy"]
+        shares = [
+            _share(caught, len(named), interval=bool(arguments.names)),
+            _share(caught - counts["caught by mypy"], run, interval=bool(arguments.names)),
+        ]
         cells = " | ".join(f"{counts[v]:,}" for v in columns)
-        print(f"| {half} | {len(named):,} | {cells} | {caught:,} caught, {share} |")
+        print(f"| {half} | {len(named):,} | {cells} | {' | '.join(shares)} |")
     if arguments.survivors:
         for half, named in found.items():
             left = Counter(
