@@ -44,18 +44,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from mutation_score import CAUGHT, VERDICTS
+from mutation_score import CAUGHT, verdicts
 from mutmut.mutation.file_mutation import filter_mutants_with_type_checker
 
 TIME_CONSTANT, TIME_MULTIPLIER = 30.0, 5.0  # as [tool.mutmut] in pyproject.toml
 
 
-def recorded(mutants: Path) -> dict[str, int | None]:
-    """mutmut's exit code for each mutant (None: not run)."""
-    codes: dict[str, int | None] = {}
-    for meta in mutants.glob("service/**/*.py.meta"):
-        codes.update(json.loads(meta.read_text())["exit_code_by_key"])
-    return codes
+def time_limit(test_seconds: float) -> float:
+    """mutmut's wall-clock limit for a mutant whose tests take ``test_seconds``."""
+    return (test_seconds + TIME_CONSTANT) * TIME_MULTIPLIER
 
 
 def rejected_by_mypy(mutants: Path) -> set[str]:
@@ -91,7 +88,7 @@ def run_one(name: str, tests: list[str], limit: float, cwd: Path) -> dict[str, o
 
 def run(
     names: list[str],
-    codes: dict[str, int | None],
+    by_mutmut: dict[str, str],
     results: dict[str, dict[str, object]],
     mutants: Path,
     where: Path,
@@ -99,7 +96,7 @@ def run(
     """Run each named mutant that neither mutmut nor an earlier run judged."""
     stats = json.loads((mutants / "mutmut-stats.json").read_text())
     seconds, reaching = stats["duration_by_test"], stats["tests_by_mangled_function_name"]
-    todo = [n for n in names if codes.get(n) is None and n not in results]
+    todo = [n for n in names if by_mutmut.get(n, "not run") == "not run" and n not in results]
     rejected = rejected_by_mypy(mutants) if todo else set()
     for name in todo:
         if name in rejected:
@@ -108,7 +105,7 @@ def run(
         function = name.rsplit("__mutmut_", 1)[0]
         tests = [t for t in reaching.get(function, []) if (where / t.split("::")[0]).exists()]
         tests.sort(key=lambda test: seconds.get(test, 0.0))
-        limit = (sum(seconds.get(t, 0.0) for t in tests) + TIME_CONSTANT) * TIME_MULTIPLIER
+        limit = time_limit(sum(seconds.get(t, 0.0) for t in tests))
         yield (
             name,
             (run_one(name, tests, limit, where) if tests else {"verdict": "no test reaches it"}),
@@ -117,7 +114,7 @@ def run(
 
 def check(
     names: list[str],
-    verdicts: dict[str, str],
+    now: dict[str, str],
     at_run: dict[str, str],
     checks: dict[str, list[str]],
     where: Path,
@@ -127,10 +124,10 @@ def check(
     for name in names:
         function = name.rsplit("__mutmut_", 1)[0]
         tests = next((t for prefix, t in checks.items() if function.startswith(prefix)), None)
-        if verdicts.get(name) in CAUGHT or not tests:
+        if now.get(name) in CAUGHT or not tests:
             continue
-        # No stats time for tests newer than the run: a minute each, then x 5.
-        limit = (len(tests) * 60.0 + TIME_CONSTANT) * TIME_MULTIPLIER
+        # No stats time for tests newer than the run: a minute each.
+        limit = time_limit(len(tests) * 60.0)
         yield (
             name,
             {
@@ -156,18 +153,18 @@ def main() -> None:
     mutants, out = arguments.mutants.resolve(), arguments.results.resolve()
     where = (arguments.tests or arguments.mutants).resolve()
     names = arguments.names.read_text().split()
-    codes = recorded(mutants)
+    by_mutmut = {n: v for named in verdicts(mutants).values() for n, v in named.items()}
     results = json.loads(out.read_text()) if out.exists() else {}
     if arguments.check:
-        verdicts = {n: VERDICTS.get(codes.get(n), "other") for n in names}
-        at_run = dict(verdicts)
+        now = {n: by_mutmut.get(n, "not run") for n in names}
+        at_run = dict(now)
         for name, result in results.items():
-            verdicts[name] = str(result["verdict"])
+            now[name] = str(result["verdict"])
             at_run[name] = str(result.get("at the run", result["verdict"]))
         checks = json.loads(arguments.check.read_text())
-        verdicts_found = check(names, verdicts, at_run, checks, where)
+        verdicts_found = check(names, now, at_run, checks, where)
     else:
-        verdicts_found = run(names, codes, results, mutants, where)
+        verdicts_found = run(names, by_mutmut, results, mutants, where)
     for name, result in verdicts_found:
         results[name] = result
         out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
