@@ -4,7 +4,20 @@
  */
 #include "table.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
+
+/* Let go of a table's mapping: the last holder unmaps it. */
+static void
+release_mapping(Mapping *m)
+{
+    if (atomic_fetch_sub_explicit(&m->holders, 1, memory_order_acq_rel) == 1) {
+        munmap(m->base, m->bytes);
+        free(m);
+    }
+}
 
 static int
 Table_init(Table *self, PyObject *args, PyObject *kwds)
@@ -30,17 +43,24 @@ Table_init(Table *self, PyObject *args, PyObject *kwds)
     /* Zero pages from the kernel, touched only as the table fills: a new
      * table costs nothing until it is used. The entries start on a 2 MiB
      * boundary (the slack before it is never touched), so that the table can
-     * later sit on huge pages: see ask_for_huge_pages(). */
+     * later sit on huge pages: see move_to_huge_pages(). */
     size_t bytes = (size_t)(buckets * BUCKET_BYTES);
-    char *mapping = mmap(NULL, bytes + HUGE_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapping == MAP_FAILED) {
+    Mapping *mapping = malloc(sizeof(Mapping));
+    if (mapping == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    char *start =
-        (char *)(((uintptr_t)mapping + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
+    mapping->bytes = bytes + HUGE_PAGE_BYTES;
+    mapping->base = mmap(NULL, mapping->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping->base == MAP_FAILED) {
+        free(mapping);
+        PyErr_NoMemory();
+        return -1;
+    }
+    atomic_init(&mapping->holders, 1);
+    char *start = (char *)(((uintptr_t)mapping->base + HUGE_PAGE_BYTES - 1) &
+                           ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
     self->mapping = mapping;
-    self->mapping_bytes = bytes + HUGE_PAGE_BYTES;
     self->entries = (Entry *)start;
     atomic_init(&self->huge_asked, bytes < HUGE_PAGE_BYTES); /* too small to gain */
     self->buckets = buckets;
@@ -59,7 +79,7 @@ static void
 Table_dealloc(Table *self)
 {
     if (self->mapping != NULL) {
-        munmap(self->mapping, self->mapping_bytes);
+        release_mapping(self->mapping);
     }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -166,23 +186,82 @@ table_probe(Table *t, uint64_t key0, uint64_t key1, int *lower, int *upper, int 
  * moves to 2 MiB pages: every probe lands on a random page, and with 4 KiB
  * pages nearly every probe also missed the TLB (measured: +10% node rate in
  * bench/engine.py). MADV_HUGEPAGE makes the pages touched from then on huge;
- * MADV_COLLAPSE (Linux 6.1) turns the ones already touched into huge pages,
- * once, in about 5 ms. Not from the start: a small cold search would pay for
- * zeroing whole 2 MiB pages it barely touches (measured: the cold 3x3 answer
- * went from 0.4 ms to 7 ms). Where the kernel says no, nothing changes but the
- * speed. */
+ * MADV_COLLAPSE (Linux 6.1) turns the ones already touched into huge pages.
+ * Not from the start: a small cold search would pay for zeroing whole 2 MiB
+ * pages it barely touches (measured: the cold 3x3 answer went from 0.4 ms to
+ * 11 ms). Where the kernel says no, nothing changes but the speed.
+ *
+ * On a thread of its own, not the search's: the collapse cannot be
+ * interrupted, and it took 20-110 ms for a 64 MiB table on an idle machine
+ * and up to 420 ms on a loaded one (strace -T), which sent a first move
+ * 0.36 s past its deadline. A search that touches a region while the kernel
+ * collapses it waits for that one 2 MiB region only. The thread holds the
+ * mapping until it is done, so a table freed meanwhile is unmapped by the
+ * thread; it blocks every signal, which stay the process's other threads'. */
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
+typedef struct {
+    Mapping *mapping;
+    void *entries;
+    size_t bytes;
+} HugeWork;
+
+static void *
+collapse_to_huge_pages(void *arg)
+{
+    HugeWork work = *(HugeWork *)arg;
+    free(arg);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(work.entries, work.bytes, MADV_HUGEPAGE);
+    /* Region by region, and no further once the table is freed (this
+     * thread is then the mapping's only holder). */
+    for (size_t done = 0; done < work.bytes; done += HUGE_PAGE_BYTES) {
+        if (atomic_load_explicit(&work.mapping->holders, memory_order_acquire) == 1) {
+            break;
+        }
+        size_t length = work.bytes - done < HUGE_PAGE_BYTES ? work.bytes - done : HUGE_PAGE_BYTES;
+        /* A region the search wrote to meanwhile may fail with EAGAIN: again. */
+        for (int tries = 0; tries < 4; tries++) {
+            if (madvise((char *)work.entries + done, length, MADV_COLLAPSE) == 0 || errno != EAGAIN) {
+                break;
+            }
+        }
+    }
+#endif
+    release_mapping(work.mapping);
+    return NULL;
+}
+
 static void
-ask_for_huge_pages(Table *t)
+move_to_huge_pages(Table *t)
 {
     int expected = 0;
-    if (atomic_compare_exchange_strong(&t->huge_asked, &expected, 1)) {
-#ifdef MADV_HUGEPAGE
-        (void)madvise(t->entries, table_bytes(t), MADV_HUGEPAGE);
-        (void)madvise(t->entries, table_bytes(t), MADV_COLLAPSE);
-#endif
+    if (!atomic_compare_exchange_strong(&t->huge_asked, &expected, 1)) {
+        return;
+    }
+    HugeWork *work = malloc(sizeof(HugeWork));
+    if (work == NULL) {
+        return; /* the table stays on small pages */
+    }
+    *work = (HugeWork){t->mapping, t->entries, table_bytes(t)};
+    atomic_fetch_add_explicit(&t->mapping->holders, 1, memory_order_relaxed);
+    pthread_attr_t attr;
+    pthread_t thread;
+    sigset_t all, before;
+    sigfillset(&all);
+    int started = pthread_attr_init(&attr) == 0;
+    if (started) {
+        (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        (void)pthread_attr_setstacksize(&attr, 256 * 1024);
+        pthread_sigmask(SIG_SETMASK, &all, &before);
+        started = pthread_create(&thread, &attr, collapse_to_huge_pages, work) == 0;
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    if (!started) {
+        free(work);
+        release_mapping(t->mapping);
     }
 }
 
@@ -221,7 +300,7 @@ count_store(Table *t, int filled, int evicted)
         uint64_t now_filled = atomic_fetch_add_explicit(&t->filled, 1, memory_order_relaxed) + 1;
         if (now_filled >= HUGE_AFTER_ENTRIES &&
             !atomic_load_explicit(&t->huge_asked, memory_order_relaxed)) {
-            ask_for_huge_pages(t);
+            move_to_huge_pages(t);
         }
     }
     if (evicted) {

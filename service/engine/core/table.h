@@ -64,15 +64,23 @@ enum { TRIED_MINE = 1, TRIED_THEIRS = 2, TRIED_VCF = 4 };
  * finds the other. */
 enum { WORK_BITS = 0x7f, ENTRY_BIG = 0x80 };
 
+/* The anonymous mapping that holds a table's entries. The Table holds it,
+ * and so does the thread that moves it to huge pages while that runs (see
+ * move_to_huge_pages()): the last of them to let go unmaps it. */
+typedef struct {
+    void *base;
+    size_t bytes;
+    atomic_int holders;
+} Mapping;
+
 typedef struct {
     PyObject_HEAD
     Entry *entries;
-    void *mapping; /* the anonymous mapping that holds entries */
-    size_t mapping_bytes;
+    Mapping *mapping;
     uint64_t buckets;
     atomic_uchar locks[LOCK_STRIPES];
     atomic_ullong hits, misses, stored, evictions, filled;
-    atomic_int huge_asked; /* see ask_for_huge_pages() */
+    atomic_int huge_asked; /* see move_to_huge_pages() */
 } Table;
 
 extern PyTypeObject TableType;
