@@ -168,6 +168,7 @@ bench: $(DEV_STAMP)
 	$(PY) bench/gomoku.py
 	$(PY) bench/tactics.py
 	$(PY) bench/strength.py
+	$(PY) bench/first_move.py
 
 # (8,8,5) proven from the empty board without the book: up to an hour.
 prove-885: $(DEV_STAMP)

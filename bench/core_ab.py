@@ -9,7 +9,9 @@ Each side is a git revision (or ``.``, the working tree): its core's C sources
 are compiled with the flags of its own ``setup.py`` into a temporary directory
 and loaded as a module of its own. Every position gets a new table for each build,
 as in ``bench/engine.py``'s target measure, and the two builds take turns in
-opposite order from one position to the next, so neither always runs first.
+opposite order from one position to the next and from one round to the next,
+so neither always runs first on any position (a build that always ran first
+on the longest position measured 10% slower than the same code second).
 Prints each build's nodes and the median of its per-round rates, and the
 ratio. Identical node counts say the two builds search the same trees.
 """
@@ -130,10 +132,10 @@ def main() -> int:
         ]
         rates: list[list[float]] = [[], []]
         nodes = [0, 0]
-        for _ in range(args.rounds):
+        for round_ in range(args.rounds):
             totals = [[0, 0.0], [0, 0.0]]
             for i, board in enumerate(boards):
-                for side in (0, 1) if i % 2 == 0 else (1, 0):
+                for side in (0, 1) if (round_ + i) % 2 == 0 else (1, 0):
                     visited, seconds = analyse(cores[side], board)
                     totals[side][0] += visited
                     totals[side][1] += seconds
