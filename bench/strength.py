@@ -246,6 +246,8 @@ def main() -> int:
                         "elo": round(elo),
                         "elo_95": [round(low), round(high)],
                         "ms_per_move": round(statistics.fmean(result.own_ms)),
+                        "longest_ms": round(max(result.own_ms)),
+                        "replies_over_turn": sum(ms > args.turn_ms for ms in result.own_ms),
                         "their_ms_per_move": round(statistics.fmean(result.their_ms)),
                         "forfeits": result.forfeits,
                         "seconds": round(time.perf_counter() - began),
@@ -255,7 +257,9 @@ def main() -> int:
                         f"{opponent.name:>22} {size}x{size} {rule.value:>9}: "
                         f"{row['score']:.3f} of {row['games']} games, Elo {row['elo']:+d} "
                         f"[{row['elo_95'][0]:+d}, {row['elo_95'][1]:+d}], "
-                        f"{row['ms_per_move']} ms/move against {row['their_ms_per_move']}",
+                        f"{row['ms_per_move']} ms/move against {row['their_ms_per_move']} "
+                        f"(longest {row['longest_ms']} ms, "
+                        f"{row['replies_over_turn']} over the turn)",
                         flush=True,
                     )
                     if args.games is not None:
