@@ -315,8 +315,8 @@ def test_tables_freed_while_they_move_to_huge_pages_are_unmapped() -> None:
             time.sleep(0.01)
 
     threads = _status("Threads")
-    # Once first: the thread's free() gives it a malloc arena, whose 64 MiB of
-    # address space glibc keeps for the threads to come.
+    # Once first: a thread that frees the mapping's record gets a malloc
+    # arena, whose 64 MiB of address space glibc keeps for the threads to come.
     search_and_free_tables(1)
     size_kib = _status("VmSize")
     search_and_free_tables(6)

@@ -9,6 +9,14 @@
 #include <signal.h>
 #include <sys/mman.h>
 
+/* Where a mapping's entries start: its first 2 MiB boundary. They take all of
+ * it but the HUGE_PAGE_BYTES of slack that the alignment may leave. */
+static char *
+mapping_entries(const Mapping *m)
+{
+    return (char *)(((uintptr_t)m->base + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
+}
+
 /* Let go of a table's mapping: the last holder unmaps it. */
 static void
 release_mapping(Mapping *m)
@@ -58,10 +66,8 @@ Table_init(Table *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     atomic_init(&mapping->holders, 1);
-    char *start = (char *)(((uintptr_t)mapping->base + HUGE_PAGE_BYTES - 1) &
-                           ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
     self->mapping = mapping;
-    self->entries = (Entry *)start;
+    self->entries = (Entry *)mapping_entries(mapping);
     atomic_init(&self->huge_asked, bytes < HUGE_PAGE_BYTES); /* too small to gain */
     self->buckets = buckets;
     for (int i = 0; i < LOCK_STRIPES; i++) {
@@ -201,35 +207,30 @@ table_probe(Table *t, uint64_t key0, uint64_t key1, int *lower, int *upper, int 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
-typedef struct {
-    Mapping *mapping;
-    void *entries;
-    size_t bytes;
-} HugeWork;
-
 static void *
 collapse_to_huge_pages(void *arg)
 {
-    HugeWork work = *(HugeWork *)arg;
-    free(arg);
+    Mapping *mapping = arg;
+    char *entries = mapping_entries(mapping);
+    size_t bytes = mapping->bytes - HUGE_PAGE_BYTES;
 #ifdef MADV_HUGEPAGE
-    (void)madvise(work.entries, work.bytes, MADV_HUGEPAGE);
+    (void)madvise(entries, bytes, MADV_HUGEPAGE);
     /* Region by region, and no further once the table is freed (this
      * thread is then the mapping's only holder). */
-    for (size_t done = 0; done < work.bytes; done += HUGE_PAGE_BYTES) {
-        if (atomic_load_explicit(&work.mapping->holders, memory_order_acquire) == 1) {
+    for (size_t done = 0; done < bytes; done += HUGE_PAGE_BYTES) {
+        if (atomic_load_explicit(&mapping->holders, memory_order_acquire) == 1) {
             break;
         }
-        size_t length = work.bytes - done < HUGE_PAGE_BYTES ? work.bytes - done : HUGE_PAGE_BYTES;
+        size_t length = bytes - done < HUGE_PAGE_BYTES ? bytes - done : HUGE_PAGE_BYTES;
         /* A region the search wrote to meanwhile may fail with EAGAIN: again. */
         for (int tries = 0; tries < 4; tries++) {
-            if (madvise((char *)work.entries + done, length, MADV_COLLAPSE) == 0 || errno != EAGAIN) {
+            if (madvise(entries + done, length, MADV_COLLAPSE) == 0 || errno != EAGAIN) {
                 break;
             }
         }
     }
 #endif
-    release_mapping(work.mapping);
+    release_mapping(mapping);
     return NULL;
 }
 
@@ -240,11 +241,6 @@ move_to_huge_pages(Table *t)
     if (!atomic_compare_exchange_strong(&t->huge_asked, &expected, 1)) {
         return;
     }
-    HugeWork *work = malloc(sizeof(HugeWork));
-    if (work == NULL) {
-        return; /* the table stays on small pages */
-    }
-    *work = (HugeWork){t->mapping, t->entries, table_bytes(t)};
     atomic_fetch_add_explicit(&t->mapping->holders, 1, memory_order_relaxed);
     pthread_attr_t attr;
     pthread_t thread;
@@ -255,13 +251,12 @@ move_to_huge_pages(Table *t)
         (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         (void)pthread_attr_setstacksize(&attr, 256 * 1024);
         pthread_sigmask(SIG_SETMASK, &all, &before);
-        started = pthread_create(&thread, &attr, collapse_to_huge_pages, work) == 0;
+        started = pthread_create(&thread, &attr, collapse_to_huge_pages, t->mapping) == 0;
         pthread_sigmask(SIG_SETMASK, &before, NULL);
         pthread_attr_destroy(&attr);
     }
     if (!started) {
-        free(work);
-        release_mapping(t->mapping);
+        release_mapping(t->mapping); /* the table stays on small pages */
     }
 }
 
