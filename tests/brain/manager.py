@@ -158,10 +158,14 @@ def play(
     opening: Sequence[tuple[int, int]] = (),
     answer_timeout: float = ANSWER_TIMEOUT,
     infos: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    pause: float = 0.0,
 ) -> Game:
     """Two brains play until a row is made, the board is full, or one forfeits
     (an illegal move, no answer, or an answer past ``answer_timeout``).
-    ``infos`` are INFO lines of each entrant's own, sent after the common ones."""
+    ``infos`` are INFO lines of each entrant's own, sent after the common ones
+    (an entrant's own ``timeout_turn`` among them overrides the common one).
+    ``pause`` seconds pass before each move is asked for: some brains (Rapfi)
+    drop a command that arrives in the instant after their own answer."""
     game = Game(size, rule, turn_ms, tuple(opening), list(opening))
     with ExitStack() as stack:
         players = [stack.enter_context(brain(e.command, e.env, e.cwd, e.quiet)) for e in entrants]
@@ -188,6 +192,8 @@ def play(
             else:
                 command = ("BEGIN",)
             told[turn] = True
+            if pause:
+                time.sleep(pause)
             started = time.monotonic()
             try:
                 answer = mover.ask(*command, timeout=answer_timeout)

@@ -1,0 +1,432 @@
+"""Matches between Gomocup brains: the service's brain against any program
+that speaks the protocol, or against itself at another revision. The harness
+every change to the search or the evaluation goes through (CONTRIBUTING.md).
+
+    # a fixed number of games against an engine given by path
+    .venv/bin/python bench/match.py --opponent /path/to/pbrain-rapfi --pairs 32 --turn-ms 1000
+    # the opponent a tenth of our time
+    .venv/bin/python bench/match.py --opponent /path/to/rapfi --turn-ms 1000 --their-turn-ms 100
+    # a change against the revision before it, until the sequential test decides
+    .venv/bin/python bench/match.py --opponent brain@HEAD~1 --sprt 0,30 --pairs 200
+
+Entrants (``--ours`` and ``--opponent``): ``brain`` is this working tree's
+brain (``python -m service.brain``), ``brain@REV`` the brain of a git
+revision with its core built from that revision's sources, and anything else
+the path of a brain's executable, started in its own folder.
+
+Openings come from a committed file (``bench/openings/*.txt``: one opening a
+line, stones in play order from the first player, each as ``dx,dy`` from the
+board's centre). Each is played twice, each side first once, and the pair is
+the unit of the statistics (``bench/sprt.py``): the score, the Elo with its
+95% interval, and with ``--sprt elo0,elo1`` the sequential test, which stops
+the match as soon as it decides. ``--make-openings N`` writes a new file of
+openings this engine scores near even.
+
+Both sides get their own ``timeout_turn`` and no match clock unless
+``--match-ms`` is given. For each side the report gives the time per reply,
+the longest, the share of the turn used, and the replies later than the turn
+("late"). A reply later than ``--forfeit-ms`` past the turn, an illegal move,
+or a crash loses the game. Two games run at once, one per core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sprt
+from local_server import REPO
+from strength import previous_brain
+
+sys.path.insert(0, str(REPO))  # the tests' Gomocup manager referees
+
+from service.engine import Board, Engine, Rule
+from tests.brain.manager import BRAIN, Entrant, Game, play
+
+OPENINGS = REPO / "bench" / "openings"
+PAUSE_SECONDS = 0.03  # before each move is asked for (see tests/brain/manager.play)
+RULE_NUMBERS = {Rule.FREESTYLE: 0, Rule.EXACT: 1}
+
+
+@dataclass(frozen=True)
+class Side:
+    """One entrant of the match, with its limits."""
+
+    name: str
+    entrant: Entrant
+    turn_ms: int
+    infos: tuple[str, ...] = ()
+
+
+def entrant(spec: str, scratch: Path) -> Entrant:
+    """The entrant a command-line spec names (see the module's docstring)."""
+    if spec == "brain":
+        return Entrant(BRAIN, quiet=True)
+    if spec.startswith("brain@"):
+        revision = spec.removeprefix("brain@")
+        here = scratch / revision.replace("/", "_").replace("~", "-")
+        here.mkdir()
+        found = previous_brain(revision, here)
+        return Entrant(found.command, found.env, found.cwd, quiet=True)
+    path = Path(spec).resolve()
+    if not path.is_file():
+        raise SystemExit(f"{spec}: not 'brain', 'brain@REV' nor an executable file")
+    return Entrant((str(path),), cwd=path.parent, quiet=True)
+
+
+# -- openings ----------------------------------------------------------------------
+
+
+Opening = tuple[tuple[int, int], ...]  # (dx, dy) from the centre, in play order
+
+
+def read_openings(path: Path) -> list[Opening]:
+    """The openings of a file: a line each, ``dx,dy`` stones separated by spaces;
+    ``#`` starts a comment."""
+    found: list[Opening] = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        text = line.partition("#")[0].strip()
+        if not text:
+            continue
+        try:
+            stones = tuple(
+                (int(dx), int(dy)) for dx, dy in (part.split(",") for part in text.split())
+            )
+        except ValueError:
+            raise SystemExit(f"{path}:{number}: an opening is dx,dy stones; got {line!r}") from None
+        if len(set(stones)) != len(stones):
+            raise SystemExit(f"{path}:{number}: a cell is played twice")
+        found.append(stones)
+    return found
+
+
+def placed(opening: Opening, size: int) -> list[tuple[int, int]]:
+    """An opening's stones on a board of ``size``, as (x, y)."""
+    centre = size // 2
+    return [(centre + dx, centre + dy) for dx, dy in opening]
+
+
+def make_openings(count: int, seed: int, balance: float, nodes: int) -> list[Opening]:
+    """``count`` openings of two to five stones within three of the centre that
+    this engine (a search of ``nodes`` from a new table) scores within
+    ``balance`` of even on 15x15 freestyle."""
+    rng = random.Random(seed)
+    found: list[Opening] = []
+    while len(found) < count:
+        stones: list[tuple[int, int]] = []
+        for _ in range(rng.randint(2, 5)):
+            while (stone := (rng.randint(-3, 3), rng.randint(-3, 3))) in stones:
+                pass
+            stones.append(stone)
+        opening = tuple(stones)
+        board = Board.from_moves([y * 15 + x for x, y in placed(opening, 15)], rows=15)
+        if opening in found or board.is_game_over():
+            continue
+        analysis = Engine(node_budget=nodes, table_bytes=16 << 20).analyze(board)
+        if analysis.outcome is None and abs(analysis.best_score) <= balance:
+            found.append(opening)
+    return found
+
+
+# -- the match -----------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """What a match has played so far, from our side's point of view."""
+
+    pair_points: list[float] = field(default_factory=list)
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    replies_ms: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+    forfeits: list[str] = field(default_factory=list)
+
+    def add(self, game: Game, ours_first: bool) -> float:
+        us = 0 if ours_first else 1
+        if game.winner is None:
+            self.draws += 1
+            points = 0.5
+        elif game.winner == us:
+            self.wins += 1
+            points = 1.0
+        else:
+            self.losses += 1
+            points = 0.0
+        self.replies_ms[0].extend(game.replies_ms[us])
+        self.replies_ms[1].extend(game.replies_ms[1 - us])
+        if game.forfeit:
+            self.forfeits.append(
+                game.forfeit.replace("entrant 0", "first").replace("entrant 1", "second")
+            )
+        return points
+
+
+def timing(replies: Sequence[float], turn_ms: int) -> dict[str, float | int]:
+    """A side's time per reply against its turn."""
+    if not replies:
+        return {"replies": 0}
+    return {
+        "replies": len(replies),
+        "median_ms": round(statistics.median(replies), 1),
+        "mean_ms": round(statistics.fmean(replies), 1),
+        "longest_ms": round(max(replies), 1),
+        "turn_share": round(statistics.fmean(replies) / turn_ms, 3),
+        "late": sum(ms > turn_ms for ms in replies),
+    }
+
+
+def play_game(
+    ours: Side,
+    theirs: Side,
+    size: int,
+    rule: Rule,
+    opening: Opening,
+    ours_first: bool,
+    forfeit_ms: int,
+    match_ms: int,
+) -> Game:
+    first, second = (ours, theirs) if ours_first else (theirs, ours)
+    common = max(ours.turn_ms, theirs.turn_ms)
+
+    def infos(side: Side) -> tuple[str, ...]:
+        lines = [f"INFO timeout_turn {side.turn_ms}"]
+        if match_ms:
+            lines += [f"INFO timeout_match {match_ms}", f"INFO time_left {match_ms}"]
+        return (*lines, *side.infos)
+
+    return play(
+        size,
+        rule,
+        common,
+        (first.entrant, second.entrant),
+        placed(opening, size),
+        answer_timeout=(common + forfeit_ms) / 1000,
+        infos=(infos(first), infos(second)),
+        pause=PAUSE_SECONDS,
+    )
+
+
+def run_match(
+    ours: Side,
+    theirs: Side,
+    size: int,
+    rule: Rule,
+    openings: Sequence[Opening],
+    pairs: int,
+    test: tuple[float, float] | None,
+    forfeit_ms: int,
+    match_ms: int,
+    games_out: Path | None,
+    workers: int = 2,
+) -> tuple[Tally, str | None]:
+    """Play up to ``pairs`` pairs (the openings in order, again from the first
+    when they run out); with ``test``, stop when the SPRT decides."""
+    tally = Tally()
+    lock = threading.Lock()
+    pending_pair: dict[int, list[float]] = {}
+    decided: str | None = None
+    jobs = [(index, ours_first) for index in range(pairs) for ours_first in (True, False)]
+
+    def one(job: tuple[int, bool]) -> tuple[int, bool, Game]:
+        index, ours_first = job
+        opening = openings[index % len(openings)]
+        return (
+            index,
+            ours_first,
+            play_game(ours, theirs, size, rule, opening, ours_first, forfeit_ms, match_ms),
+        )
+
+    began = time.monotonic()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        queue = iter(jobs)
+        running: set[Future[tuple[int, bool, Game]]] = set()
+        for job in queue:
+            running.add(pool.submit(one, job))
+            if len(running) >= workers:
+                break
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                index, ours_first, game = future.result()
+                with lock:
+                    points = tally.add(game, ours_first)
+                    pending_pair.setdefault(index, []).append(points)
+                    if len(pending_pair[index]) == 2:
+                        tally.pair_points.append(sum(pending_pair.pop(index)))
+                        report_progress(tally, test, began)
+                        if test is not None and decided is None:
+                            decided = sprt.verdict(tally.pair_points, *test)
+                if games_out is not None:
+                    with games_out.open("a") as out:
+                        out.write(
+                            json.dumps(
+                                {
+                                    "ours": ours.name,
+                                    "theirs": theirs.name,
+                                    "size": size,
+                                    "rule": rule.value,
+                                    "pair": index,
+                                    "ours_first": ours_first,
+                                    "moves": game.moves,
+                                    "winner": game.winner,
+                                    "forfeit": game.forfeit,
+                                    "replies_ms": game.replies_ms,
+                                }
+                            )
+                            + "\n"
+                        )
+            if decided is None:
+                for job in queue:
+                    running.add(pool.submit(one, job))
+                    if len(running) >= workers:
+                        break
+    return tally, decided
+
+
+def report_progress(tally: Tally, test: tuple[float, float] | None, began: float) -> None:
+    estimate = sprt.estimate(tally.pair_points)
+    line = (
+        f"{len(tally.pair_points):4d} pairs  +{tally.wins} ={tally.draws} -{tally.losses}  "
+        f"score {estimate.score:.3f}  Elo {estimate.elo:+.0f} "
+        f"[{estimate.elo_low:+.0f}, {estimate.elo_high:+.0f}]"
+    )
+    if test is not None:
+        lower, upper = sprt.bounds(0.05, 0.05)
+        line += f"  LLR {sprt.llr(tally.pair_points, *test):+.2f} ({lower:.2f}, {upper:.2f})"
+    print(f"{line}  {time.monotonic() - began:.0f} s", file=sys.stderr, flush=True)
+
+
+def summary(
+    tally: Tally,
+    ours: Side,
+    theirs: Side,
+    size: int,
+    rule: Rule,
+    test: tuple[float, float] | None,
+    decided: str | None,
+) -> dict[str, object]:
+    estimate = sprt.estimate(tally.pair_points)
+    row: dict[str, object] = {
+        "ours": ours.name,
+        "theirs": theirs.name,
+        "board": f"{size}x{size}",
+        "rule": rule.value,
+        "turn_ms": [ours.turn_ms, theirs.turn_ms],
+        "pairs": estimate.pairs,
+        "games": 2 * estimate.pairs,
+        "wins_draws_losses": [tally.wins, tally.draws, tally.losses],
+        "pentanomial": sprt.pentanomial(tally.pair_points),
+        "score": round(estimate.score, 4),
+        "elo": round(estimate.elo),
+        "elo_95": [round(estimate.elo_low), round(estimate.elo_high)],
+        "ours_timing": timing(tally.replies_ms[0], ours.turn_ms),
+        "their_timing": timing(tally.replies_ms[1], theirs.turn_ms),
+        "forfeits": tally.forfeits,
+    }
+    if test is not None:
+        row["sprt"] = {
+            "elo0": test[0],
+            "elo1": test[1],
+            "llr": round(sprt.llr(tally.pair_points, *test), 3),
+            "bounds": [round(b, 3) for b in sprt.bounds(0.05, 0.05)],
+            "verdict": decided,
+        }
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--ours", default="brain", help="brain, brain@REV or a path (default: brain)"
+    )
+    parser.add_argument("--opponent", required=False, help="brain, brain@REV or a path")
+    parser.add_argument("--size", type=int, default=15)
+    parser.add_argument(
+        "--rule",
+        choices=[r.value for r in (Rule.FREESTYLE, Rule.EXACT)],
+        default=Rule.FREESTYLE.value,
+    )
+    parser.add_argument("--turn-ms", type=int, default=1000, help="our timeout_turn")
+    parser.add_argument("--their-turn-ms", type=int, help="the opponent's (default: ours)")
+    parser.add_argument("--match-ms", type=int, default=0, help="a match clock for each side")
+    parser.add_argument("--pairs", type=int, default=32, help="opening pairs (two games each)")
+    parser.add_argument("--sprt", help="elo0,elo1: stop when the sequential test decides")
+    parser.add_argument("--openings", type=Path, default=OPENINGS / "balanced.txt")
+    parser.add_argument(
+        "--forfeit-ms", type=int, default=5000, help="a reply this much past the turn loses"
+    )
+    parser.add_argument("--our-info", action="append", default=[], help="an INFO line for ours")
+    parser.add_argument("--their-info", action="append", default=[], help="... for theirs")
+    parser.add_argument("--games", type=Path, help="append every game (JSON lines) to this file")
+    parser.add_argument("--workers", type=int, default=2, help="games at once")
+    parser.add_argument(
+        "--make-openings",
+        type=int,
+        metavar="N",
+        help="write N new balanced openings to --openings and stop",
+    )
+    parser.add_argument("--seed", type=int, default=27)
+    args = parser.parse_args()
+
+    if args.make_openings:
+        openings = make_openings(args.make_openings, args.seed, 0.25, 200_000)
+        lines = [" ".join(f"{dx},{dy}" for dx, dy in o) for o in openings]
+        header = (
+            f"# {len(lines)} openings: make_openings(count={args.make_openings}, seed={args.seed}, "
+            "balance=0.25, nodes=200000) in bench/match.py.\n# dx,dy from the centre, in play "
+            "order from the first player; each scored within 0.25 of even on 15x15 freestyle.\n"
+        )
+        args.openings.write_text(header + "\n".join(lines) + "\n")
+        print(f"wrote {len(lines)} openings to {args.openings}")
+        return 0
+    if args.opponent is None:
+        parser.error("--opponent is required")
+    test = None
+    if args.sprt:
+        elo0, elo1 = (float(x) for x in args.sprt.split(","))
+        test = (elo0, elo1)
+    rule = Rule(args.rule)
+    openings = read_openings(args.openings)
+    with tempfile.TemporaryDirectory(prefix="match-") as scratch:
+        ours = Side(
+            args.ours,
+            entrant(args.ours, Path(scratch)),
+            args.turn_ms,
+            tuple(f"INFO {i}" for i in args.our_info),
+        )
+        theirs = Side(
+            args.opponent,
+            entrant(args.opponent, Path(scratch)),
+            args.their_turn_ms or args.turn_ms,
+            tuple(f"INFO {i}" for i in args.their_info),
+        )
+        tally, decided = run_match(
+            ours,
+            theirs,
+            args.size,
+            rule,
+            openings,
+            args.pairs,
+            test,
+            args.forfeit_ms,
+            args.match_ms,
+            args.games,
+            args.workers,
+        )
+    print(json.dumps({"match": summary(tally, ours, theirs, args.size, rule, test, decided)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""The match harness (``bench/match.py``) and its statistics (``bench/sprt.py``):
+what decides whether a change to the search or the evaluation is kept."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from service.engine import Rule
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def bench() -> Iterator[tuple[ModuleType, ModuleType]]:
+    """bench/sprt.py and bench/match.py, imported as the scripts import each other."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module("sprt"), importlib.import_module("match")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+@pytest.mark.parametrize(
+    ("elo", "score"), [(0, 0.5), (100, 0.640065), (-100, 0.359935), (400, 0.909091)]
+)
+def test_elo_and_score_are_inverse(
+    bench: tuple[ModuleType, ModuleType], elo: int, score: float
+) -> None:
+    sprt, _ = bench
+    assert sprt.score_of(elo) == pytest.approx(score, abs=1e-6)
+    assert sprt.elo_of(score) == pytest.approx(elo, abs=0.01)
+
+
+def test_the_pentanomial_counts_pairs(bench: tuple[ModuleType, ModuleType]) -> None:
+    sprt, _ = bench
+    assert sprt.pentanomial([2.0, 1.0, 1.0, 0.5, 0.0, 1.5]) == (1, 1, 2, 1, 1)
+    with pytest.raises(ValueError):
+        sprt.pentanomial([0.25])
+
+
+def test_the_interval_narrows_with_more_pairs_and_holds_the_estimate(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    sprt, _ = bench
+    few = sprt.estimate([2.0, 1.0, 1.5, 0.5])
+    many = sprt.estimate([2.0, 1.0, 1.5, 0.5] * 25)
+    assert few.score == many.score == 0.625
+    assert few.elo_low < many.elo_low < many.elo < many.elo_high < few.elo_high
+    # An even match of draws and splits: centred on 0, symmetric.
+    even = sprt.estimate([1.0, 2.0, 0.0, 1.0] * 10)
+    assert even.elo == pytest.approx(0) and even.elo_low == pytest.approx(-even.elo_high)
+
+
+def simulated(elo: float, pairs: int, seed: int) -> list[float]:
+    """Pairs of games between sides ``elo`` apart, no draws."""
+    rng = random.Random(seed)
+    win = 1 / (1 + 10 ** (-elo / 400))
+    return [float(sum(rng.random() < win for _ in range(2))) for _ in range(pairs)]
+
+
+def first_verdict(sprt: ModuleType, pair_points: list[float]) -> tuple[str | None, int]:
+    for played in range(1, len(pair_points) + 1):
+        decided = sprt.verdict(pair_points[:played], 0, 50)
+        if decided is not None:
+            return decided, played
+    return None, len(pair_points)
+
+
+def test_the_sequential_test_keeps_its_error_rates(bench: tuple[ModuleType, ModuleType]) -> None:
+    """SPRT(0, 50) at alpha = beta = 0.05 over simulated matches: a change worth
+    nothing passes about 5% of the time, one worth +100 nearly always, quickly."""
+    sprt, _ = bench
+    runs = 200
+    verdicts = {
+        elo: [first_verdict(sprt, simulated(elo, 3_000, seed)) for seed in range(runs)]
+        for elo in (0, 100, -50)
+    }
+    assert sum(v == "H1" for v, _ in verdicts[0]) <= 0.08 * runs
+    assert sum(v == "H1" for v, _ in verdicts[100]) >= 0.97 * runs
+    assert sorted(n for _, n in verdicts[100])[runs // 2] <= 60
+    assert sum(v == "H1" for v, _ in verdicts[-50]) <= 0.01 * runs
+    assert all(n >= sprt.MIN_PAIRS for v in verdicts.values() for _, n in v)
+
+
+def test_openings_are_read_and_placed_around_the_centre(
+    bench: tuple[ModuleType, ModuleType], tmp_path: Path
+) -> None:
+    _, match = bench
+    committed = match.read_openings(BENCH / "openings" / "balanced.txt")
+    assert len(committed) >= 32 and len(set(committed)) == len(committed)
+    assert all(2 <= len(o) <= 5 and all(abs(d) <= 3 for s in o for d in s) for o in committed)
+    path = tmp_path / "openings.txt"
+    path.write_text("# a comment\n0,0 1,-1  # the centre, then up right\n\n")
+    (opening,) = match.read_openings(path)
+    assert opening == ((0, 0), (1, -1))
+    assert match.placed(opening, 15) == [(7, 7), (8, 6)]
+    assert match.placed(opening, 20) == [(10, 10), (11, 9)]
+    path.write_text("0,0 0,0\n")
+    with pytest.raises(SystemExit, match="played twice"):
+        match.read_openings(path)
+    path.write_text("0,0 1\n")
+    with pytest.raises(SystemExit, match="dx,dy"):
+        match.read_openings(path)
+
+
+@pytest.mark.slow
+def test_a_match_plays_each_opening_with_both_colours(
+    bench: tuple[ModuleType, ModuleType], tmp_path: Path
+) -> None:
+    """The brain against itself, one pair: both games finish, both colours are
+    played, each side's replies are timed against its own turn."""
+    _, match = bench
+    ours = match.Side("brain", match.entrant("brain", tmp_path), turn_ms=100)
+    theirs = match.Side("brain", match.entrant("brain", tmp_path), turn_ms=50)
+    games = tmp_path / "games.jsonl"
+    opening = ((0, 0), (1, 1), (-1, 1))
+    tally, decided = match.run_match(
+        ours, theirs, 15, Rule.FREESTYLE, [opening], 1, None, 5_000, 0, games
+    )
+    assert decided is None and len(tally.pair_points) == 1
+    assert tally.wins + tally.draws + tally.losses == 2 and not tally.forfeits
+    lines = games.read_text().splitlines()
+    assert sorted('"ours_first": true' in line for line in lines) == [False, True]
+    row = match.summary(tally, ours, theirs, 15, Rule.FREESTYLE, None, None)
+    assert row["games"] == 2 and row["turn_ms"] == [100, 50]
+    assert row["ours_timing"]["replies"] > 0 and row["their_timing"]["replies"] > 0
