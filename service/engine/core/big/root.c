@@ -80,15 +80,18 @@ set_refuted(BigRootMove *m, const BigBoard *b, int plies, const Line *proof)
 }
 
 /* The estimate of a search value: wins and losses the search saw but did not
- * prove stay estimates (0.95), the rest is squashed into (-0.9, 0.9). */
+ * prove stay estimates, in (0.95, 0.99) and (-0.99, -0.95), a sooner win
+ * (a later loss) higher, so that a side that sees itself winning plays the
+ * fastest line it knows and a side that sees itself lost the slowest; the
+ * rest is squashed into (-0.9, 0.9). */
 static double
 estimate_of(int value)
 {
     if (value > WIN_LIMIT) {
-        return 0.95;
+        return 0.99 - 0.0003 * (double)(WIN - value);
     }
     if (value < -WIN_LIMIT) {
-        return -0.95;
+        return -0.99 + 0.0003 * (double)(WIN + value);
     }
     double v = (double)value;
     return 0.9 * v / (fabs(v) + 400.0);
@@ -178,12 +181,16 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
             else {
                 value = -big_pvs(S, depth - 1, -alpha - 1, -alpha, 1);
                 if (value > alpha && !S->clock.stop) {
-                    value = -big_pvs(S, depth - 1, -WIN - 1, WIN + 1, 1);
+                    /* Failed high: its value lies above alpha, searched there. */
+                    value = -big_pvs(S, depth - 1, -WIN - 1, -alpha, 1);
                 }
                 else if (!S->clock.stop) {
-                    /* Failed low: no better than the best so far. */
+                    /* Failed low: no better than the best so far. Its place in
+                     * the next iteration's order is this bound, not the value
+                     * a shallower search gave it. */
                     m->bound = value;
                     m->bounded = 1;
+                    m->order_key = value;
                     big_undo(b, m->cell);
                     continue;
                 }
@@ -194,6 +201,7 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
                 break;
             }
             m->score = value;
+            m->order_key = value;
             m->scored_depth = depth;
             m->bounded = 0;
             if (value > alpha) {
@@ -209,10 +217,11 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
         }
         reached = depth;
         best_value = iteration_best;
-        /* The best first, then by value; ties in the previous order. */
+        /* The best first, then by this iteration's value (or the bound it
+         * failed low with); ties in the previous order. */
         for (int i = 1; i < n; i++) {
             int key = order[i], j = i;
-            while (j > 0 && moves[order[j - 1]].score < moves[key].score) {
+            while (j > 0 && moves[order[j - 1]].order_key < moves[key].order_key) {
                 order[j] = order[j - 1];
                 j--;
             }

@@ -18,6 +18,7 @@ typedef struct {
     /* The estimate's search: its last value, the depth of that value, and an
      * upper bound from a deeper search it failed low in. */
     int score, scored_depth, bound, bounded;
+    int order_key; /* the latest iteration's value or fail-low bound: the root's order */
 } BigRootMove;
 
 typedef struct {
