@@ -642,6 +642,7 @@ PyInit__core(void)
     if (m == NULL) {
         return NULL;
     }
+    big_search_init();
     if (PyModule_AddObjectRef(m, "Shape", (PyObject *)&ShapeType) < 0 ||
         PyModule_AddObjectRef(m, "Table", (PyObject *)&TableType) < 0 ||
         PyModule_AddObjectRef(m, "Control", (PyObject *)&ControlType) < 0 ||

@@ -173,13 +173,20 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
         int iteration_best = -WIN - 1;
         for (int r = 0; r < n; r++) {
             BigRootMove *m = &moves[order[r]];
+            /* A late quiet move is searched shallower first, as below the root. */
+            int reduce = depth >= 3 && r > 0 && big_is_quiet(b, m->cell)
+                             ? big_reduction(S, depth - 1, r, m->cell, 1)
+                             : 0;
             big_play(b, m->cell);
             int value;
             if (depth <= 2 || r == 0) {
                 value = -big_pvs(S, depth - 1, -WIN - 1, WIN + 1, 1);
             }
             else {
-                value = -big_pvs(S, depth - 1, -alpha - 1, -alpha, 1);
+                value = -big_pvs(S, depth - 1 - reduce, -alpha - 1, -alpha, 1);
+                if (reduce && value > alpha && !S->clock.stop) {
+                    value = -big_pvs(S, depth - 1, -alpha - 1, -alpha, 1);
+                }
                 if (value > alpha && !S->clock.stop) {
                     /* Failed high: its value lies above alpha, searched there. */
                     value = -big_pvs(S, depth - 1, -WIN - 1, -alpha, 1);

@@ -20,11 +20,22 @@
  * where either side makes a four or an open three, ordered by the table's
  * move, what each side makes there (kind), killers and history, then the
  * cells' worth; at most MAX_BRANCH of them below the root. Late quiet moves
- * are searched one ply shallower first (late-move reductions).
+ * are searched shallower first (late-move reductions, more the deeper the
+ * node and the later the move: big_reduction()), and again at full depth
+ * when they beat alpha.
  */
 #include "search.h"
 
+#include <math.h>
+
 #define MAX_BRANCH 20
+/* Late-move reductions: a quiet move's reduction grows with the depth left
+ * and its place in the order, log(depth) * log(place) / LMR_DIVISOR plies (as
+ * the chess engines reduce), one less at a principal-variation node and for a
+ * move whose history says it has cut off before. */
+#define LMR_DIVISOR 2.0
+#define LMR_MAX_DEPTH 64
+#define HISTORY_GOOD 1000
 /* The continuous-four search at the horizon: attacker moves and nodes. */
 #define LEAF_VCF_DEPTH 6
 #define LEAF_VCF_NODES 64
@@ -127,10 +138,38 @@ static_value(const BigBoard *b)
     return v >= ESTIMATE_LIMIT ? ESTIMATE_LIMIT - 1 : v <= -ESTIMATE_LIMIT ? -ESTIMATE_LIMIT + 1 : v;
 }
 
-static inline int
-is_quiet(const BigBoard *b, int c)
+
+static uint8_t reductions[LMR_MAX_DEPTH][MAX_BRANCH + 1];
+static int reductions_ready;
+
+void
+big_search_init(void)
 {
-    return cell_kind(b, c, b->side) < K_F3 && cell_kind(b, c, !b->side) < K_F3;
+    if (reductions_ready) {
+        return;
+    }
+    for (int depth = 1; depth < LMR_MAX_DEPTH; depth++) {
+        for (int place = 1; place <= MAX_BRANCH; place++) {
+            double r = log((double)depth) * log((double)place) / LMR_DIVISOR + 0.5;
+            reductions[depth][place] = (uint8_t)(r < 0 ? 0 : r);
+        }
+    }
+    reductions_ready = 1;
+}
+
+/* How many plies shallower the ``place``-th move (from 0) of a node is searched
+ * first: 0 for the first two, for moves that make or stop a three or a four,
+ * and where the moves are forced. */
+int
+big_reduction(const BigSearch *S, int depth, int place, int cell, int pv)
+{
+    if (place < 2 || depth < 2) {
+        return 0;
+    }
+    int d = depth < LMR_MAX_DEPTH ? depth : LMR_MAX_DEPTH - 1;
+    int p = place < MAX_BRANCH ? place : MAX_BRANCH;
+    int r = reductions[d][p] - pv - (S->history[S->board.side][cell] > HISTORY_GOOD);
+    return r < 0 ? 0 : r > depth - 1 ? depth - 1 : r;
 }
 
 HOT int
@@ -207,7 +246,8 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
      * there costs no generation. (Not where the moves are forced or must
      * defend: there the table's move may not be among them.) */
     Picker moves;
-    int staged = first >= 0 && !threats && !cells_any(&b->flex4[them]);
+    int facing = cells_any(&b->flex4[them]); /* an open three: the moves are its defences */
+    int staged = first >= 0 && !threats && !facing;
     if (staged) {
         moves.count = moves.next = 0;
     }
@@ -249,7 +289,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
                 break;
             }
         }
-        int reduce = !threats && i >= 3 && depth >= 3 && is_quiet(b, c) ? 1 + (i >= 8) : 0;
+        int reduce = !threats && !facing && big_is_quiet(b, c) ? big_reduction(S, depth, i, c, pv) : 0;
         big_play(b, c);
         int value;
         if (i == 0) {
@@ -274,7 +314,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
             if (value > a) {
                 a = value;
                 if (a >= beta) {
-                    if (is_quiet(b, c) && ply < MAX_PLY) {
+                    if (big_is_quiet(b, c) && ply < MAX_PLY) {
                         if (S->killers[ply][0] != c) {
                             S->killers[ply][1] = S->killers[ply][0];
                             S->killers[ply][0] = (int16_t)c;

@@ -115,6 +115,21 @@ void big_candidates(BigSearch *S, int first, int ply, Picker *out);
 /* A move's place in the order: what it makes and takes, killers, history. */
 int big_move_order(const BigSearch *S, int cell, int ply);
 
+/* Whether a move makes nothing for either side: no three or four of its own,
+ * none of the other side's taken. */
+static inline int
+big_is_quiet(const BigBoard *b, int c)
+{
+    return cell_kind(b, c, b->side) < K_F3 && cell_kind(b, c, !b->side) < K_F3;
+}
+
+/* Fill the search's shared tables (the late-move reductions); call once with
+ * the GIL held, before any search. */
+void big_search_init(void);
+
+/* How many plies shallower a late quiet move is searched first (search.c). */
+int big_reduction(const BigSearch *S, int depth, int place, int cell, int pv);
+
 /* The table's best move for the position, or -1. */
 int big_tt_move(BigSearch *S);
 
