@@ -26,12 +26,20 @@ Commands and answers:
   cell, a finished game), is answered ``ERROR ...``; an unknown command
   ``UNKNOWN ...``. The brain never stops on a bad line.
 
-The clock, stated once: a move may take the smaller of ``timeout_turn`` and
-``time_left`` divided among the moves still expected (MATCH_MOVES_LEFT), less
-SAFETY_SHARE of it and SAFETY_MS for reading and writing, and never less than
-MIN_THINK_MS. The search stops there by its deadline; its node budget is no
-limit (``NODE_BUDGET``). ``max_memory`` caps the shared table at a quarter of
-it (the rest is the process itself).
+The clock, stated once (``Clock.think_seconds``): a move may search for
+TURN_SHARE of ``timeout_turn``, capped, where a match clock runs (``time_left``,
+with or without ``timeout_match``), by the time left shared among the moves
+still expected (``moves_left()``: fewer as the board fills). From that comes
+off a margin for reading, writing and the search's own stop: SAFETY_MS and
+the longest lag past its deadline the brain has measured in this process
+(decaying, so one slow move does not cost the rest of the game). Never less
+than MIN_THINK_MS. The search stops there by its deadline; its node budget is
+no limit (``NODE_BUDGET``). ``max_memory`` caps the shared table at a quarter
+of it (the rest is the process itself).
+
+The engine and its table live from ``START`` to ``END``: one game is one
+search context, and ``START`` warms the table (see ``Brain.warm``) so that the
+first move does not pay for it.
 """
 
 from __future__ import annotations
@@ -48,11 +56,18 @@ from service.engine.geometry import MAX_SIDE, MIN_SIDE, default_k
 
 NAME = "tictactoe-service"
 VERSION = "0.1.0"
-# What a move may take of its share of the clock.
-SAFETY_SHARE = 0.25
-SAFETY_MS = 60
+# What a move may take of its share of the clock (see the module's docstring).
+TURN_SHARE = 0.9
+SAFETY_MS = 20
 MIN_THINK_MS = 20
-MATCH_MOVES_LEFT = 30  # time_left is shared among this many moves still to come
+LAG_DECAY = 0.9  # the measured lag's peak, kept from move to move, shrinks by this
+# A match clock is shared among the moves still expected: MATCH_MOVES at the
+# start, one fewer for every MOVES_PER_STONE stones on the board, never under
+# MIN_MOVES_LEFT.
+MATCH_MOVES = 30
+MOVES_PER_STONE = 4
+MIN_MOVES_LEFT = 10
+WARM_NODES = 20_000  # START's warm-up search: enough entries to move the table to huge pages
 DEFAULT_TURN_MS = 5_000  # until the manager says otherwise
 NODE_BUDGET = 10**9
 MIN_TABLE_BYTES = 1 << 20
@@ -66,18 +81,37 @@ class ProtocolError(Exception):
 
 @dataclass
 class Clock:
-    """The manager's time limits, in milliseconds (0: none, as the protocol says)."""
+    """The manager's time limits, in milliseconds (0: none, as the protocol
+    says), and the lag the brain has measured past its own deadlines."""
 
     turn_ms: int = DEFAULT_TURN_MS
     match_ms: int = 0
     left_ms: int | None = None
+    lag_ms: float = 0.0
 
-    def think_seconds(self) -> float:
-        """How long the next move may search."""
-        share = self.turn_ms if self.turn_ms > 0 else MIN_THINK_MS
-        if self.match_ms > 0 and self.left_ms is not None:
-            share = min(share, self.left_ms // MATCH_MOVES_LEFT)
-        return max(MIN_THINK_MS, share * (1 - SAFETY_SHARE) - SAFETY_MS) / 1000
+    def think_seconds(self, stones: int = 0) -> float:
+        """How long the next move may search, with ``stones`` on the board."""
+        share = self.turn_ms * TURN_SHARE if self.turn_ms > 0 else MIN_THINK_MS
+        if self.left_ms is not None and (self.match_ms > 0 or self.left_ms > 0):
+            share = min(share, self.left_ms / moves_left(stones))
+        return max(MIN_THINK_MS, share - SAFETY_MS - self.lag_ms) / 1000
+
+    def measured(self, think_seconds: float, spent_seconds: float) -> None:
+        """A move meant to take ``think_seconds`` took ``spent_seconds``: keep
+        the lag's decaying peak, and take the time off the match clock."""
+        lag = (spent_seconds - think_seconds) * 1000
+        self.lag_ms = max(lag, self.lag_ms * LAG_DECAY, 0.0)
+        if self.left_ms is not None:
+            self.left_ms = max(0, self.left_ms - int(spent_seconds * 1000))
+
+
+def moves_left(stones: int) -> int:
+    """The moves a match clock is shared among, with ``stones`` on the board.
+
+    >>> moves_left(0), moves_left(40), moves_left(200)
+    (30, 20, 10)
+    """
+    return max(MIN_MOVES_LEFT, MATCH_MOVES - stones // MOVES_PER_STONE)
 
 
 @dataclass
@@ -201,7 +235,17 @@ class Brain:
                     f"unsupported size {cols}x{rows}: sides {MIN_SIDE} to {MAX_SIDE}"
                 )
         self.game = Game(cols, rows, exact=bool(self.rule & RULE_EXACT))
+        self.warm(self.game)
         self.write("OK")
+
+    def warm(self, game: Game) -> None:
+        """The engine for the game, its table warmed by a short search of the
+        empty board: the table's first entries (and its move to huge pages,
+        which runs beside the search: see core/table.c) cost the first move
+        nothing then."""
+        engine = self.need_engine()
+        board = game.board()
+        engine.analyze(board, node_budget=min(WARM_NODES, NODE_BUDGET))
 
     def restart(self, _argument: str) -> None:
         game = self.need_game()
@@ -306,17 +350,19 @@ class Brain:
         started = time.monotonic()
         board = game.board()
         board.check_in_progress()
+        think = self.clock.think_seconds(len(game.stones))
+        analysis = self.need_engine().analyze(board, deadline=started + think)
+        cell = analysis.best_moves[0]
+        game.stones.append((cell, True))
+        self.write(f"{cell % game.cols},{cell // game.cols}")
+        self.clock.measured(think, time.monotonic() - started)
+
+    def need_engine(self) -> Engine:
         if self.engine is None:
             self.engine = Engine(
                 node_budget=NODE_BUDGET, table_bytes=self.table_bytes, max_depth=self.max_depth
             )
-        analysis = self.engine.analyze(board, deadline=started + self.clock.think_seconds())
-        cell = analysis.best_moves[0]
-        game.stones.append((cell, True))
-        if self.clock.left_ms is not None:
-            spent = int((time.monotonic() - started) * 1000)
-            self.clock.left_ms = max(0, self.clock.left_ms - spent)
-        self.write(f"{cell % game.cols},{cell // game.cols}")
+        return self.engine
 
 
 def _number(text: str, what: str) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.brain import Brain, Clock, main
+from service.brain import WARM_NODES, Brain, Clock, main
 from service.engine import Analysis, Board, Engine, Rule
 from tests.brain.manager import brain, parse_move, play
 
@@ -114,16 +114,31 @@ def test_exactly_five_is_honoured() -> None:
 
 
 @pytest.mark.parametrize(
-    ("clock", "seconds"),
+    ("clock", "stones", "seconds"),
     [
-        (Clock(turn_ms=1_000), 0.69),
-        (Clock(turn_ms=0), 0.02),
-        (Clock(turn_ms=5_000, match_ms=60_000, left_ms=3_000), 0.02),
-        (Clock(turn_ms=5_000, match_ms=180_000, left_ms=90_000), 2.19),
+        (Clock(turn_ms=1_000), 0, 0.88),  # 90% of the turn, less the safety margin
+        (Clock(turn_ms=1_000, lag_ms=50), 0, 0.83),  # and less the lag measured
+        (Clock(turn_ms=0), 0, 0.02),  # as fast as it can: the floor
+        (Clock(turn_ms=5_000, match_ms=60_000, left_ms=3_000), 0, 0.08),  # 3 s over 30 moves
+        (Clock(turn_ms=5_000, match_ms=180_000, left_ms=90_000), 0, 2.98),
+        (Clock(turn_ms=5_000, left_ms=9_000), 0, 0.28),  # time_left alone is honoured
+        (Clock(turn_ms=5_000, left_ms=9_000), 40, 0.43),  # over 20 moves, 40 stones in
+        (Clock(turn_ms=5_000, left_ms=9_000), 300, 0.88),  # never fewer than 10 moves
+        (Clock(turn_ms=5_000, left_ms=300), 0, 0.02),  # the floor
     ],
 )
-def test_the_clock_shares_out_the_time(clock: Clock, seconds: float) -> None:
-    assert clock.think_seconds() == pytest.approx(seconds)
+def test_the_clock_shares_out_the_time(clock: Clock, stones: int, seconds: float) -> None:
+    assert clock.think_seconds(stones) == pytest.approx(seconds)
+
+
+def test_the_clock_learns_its_lag_and_spends_the_match_clock() -> None:
+    clock = Clock(turn_ms=1_000, left_ms=10_000)
+    clock.measured(think_seconds=0.5, spent_seconds=0.56)  # 60 ms past its deadline
+    assert clock.lag_ms == pytest.approx(60) and clock.left_ms == 9_440
+    clock.measured(think_seconds=0.5, spent_seconds=0.4)  # early: the peak decays
+    assert clock.lag_ms == pytest.approx(54) and clock.left_ms == 9_040
+    clock.measured(think_seconds=0.5, spent_seconds=0.6)
+    assert clock.lag_ms == pytest.approx(100)
 
 
 def test_max_memory_caps_the_table() -> None:
@@ -158,11 +173,17 @@ def test_every_search_is_given_its_share_of_the_clock(monkeypatch: pytest.Monkey
     now = 1_000.0
     given: list[float] = []
 
-    def analyze(self: Engine, board: Board, *, deadline: float | None = None) -> Analysis:
-        assert deadline is not None
-        given.append(round(deadline - now, 6))
+    def analyze(
+        self: Engine, board: Board, *, node_budget: int | None = None, deadline: float | None = None
+    ) -> Analysis:
+        if deadline is None:  # START's warm-up of the table
+            assert board.x == board.o == 0 and node_budget is not None
+            warmed.append(node_budget)
+        else:
+            given.append(round(deadline - now, 6))
         return real_analyze(self, board, node_budget=2_000)
 
+    warmed: list[int] = []
     real_analyze = Engine.analyze
     monkeypatch.setattr("service.brain.time.monotonic", lambda: now)
     monkeypatch.setattr(Engine, "analyze", analyze)
@@ -175,12 +196,16 @@ def test_every_search_is_given_its_share_of_the_clock(monkeypatch: pytest.Monkey
         "TURN 0,0",
         "INFO time_left 3000",
         "TURN 0,1",
+        "INFO time_left 500",
+        "TURN 0,2",
     )
-    assert len(answers) == 4  # OK and three moves
+    assert len(answers) == 5  # OK and four moves
+    assert warmed == [WARM_NODES]
     assert given == [
-        0.69,  # 1,000 ms, less its safety share and margin
-        0.315,  # 15,000 ms left shared among 30 moves: 500 ms, less the same
-        0.02,  # 3,000 ms left: 100 ms, less the same, is under the 20 ms floor
+        0.88,  # 90% of 1,000 ms, less the 20 ms margin
+        0.48,  # 15,000 ms left shared among 30 moves: 500 ms, less the same
+        0.083448,  # 3,000 ms among the 29 moves left with 4 stones on the board
+        0.02,  # 500 ms among 29: 17 ms, less the margin, is under the 20 ms floor
     ]
 
 
