@@ -153,16 +153,9 @@ class Tally:
     forfeits: list[str] = field(default_factory=list)
 
     def add(self, game: Game, ours_first: bool) -> float:
+        """Time a game's replies; its points for us (counted by ``pair()``)."""
         us = 0 if ours_first else 1
-        if game.winner is None:
-            self.draws += 1
-            points = 0.5
-        elif game.winner == us:
-            self.wins += 1
-            points = 1.0
-        else:
-            self.losses += 1
-            points = 0.0
+        points = 0.5 if game.winner is None else 1.0 if game.winner == us else 0.0
         self.replies_ms[0].extend(game.replies_ms[us])
         self.replies_ms[1].extend(game.replies_ms[1 - us])
         if game.forfeit:
@@ -170,6 +163,14 @@ class Tally:
                 game.forfeit.replace("entrant 0", "first").replace("entrant 1", "second")
             )
         return points
+
+    def pair(self, points: Sequence[float]) -> None:
+        """A finished pair: only whole pairs count (a game still running when
+        the test decides is timed, not scored)."""
+        self.pair_points.append(sum(points))
+        self.wins += points.count(1.0)
+        self.draws += points.count(0.5)
+        self.losses += points.count(0.0)
 
 
 def timing(replies: Sequence[float], turn_ms: int) -> dict[str, float | int]:
@@ -263,7 +264,7 @@ def run_match(
                     points = tally.add(game, ours_first)
                     pending_pair.setdefault(index, []).append(points)
                     if len(pending_pair[index]) == 2:
-                        tally.pair_points.append(sum(pending_pair.pop(index)))
+                        tally.pair(pending_pair.pop(index))
                         report_progress(tally, test, began)
                         if test is not None and decided is None:
                             decided = sprt.verdict(tally.pair_points, *test)
