@@ -1,7 +1,7 @@
-"""The documentation as a newcomer meets it: links that lead somewhere, and no
-example that no test runs.
+"""The documentation as a newcomer meets it: a front page read in five minutes,
+links that lead somewhere, and no example that no test runs.
 
-Every relative link and ``#anchor`` in README.md and docs/
+Every relative link and ``#anchor`` in README.md, CONTRIBUTING.md and docs/
 must resolve: to a file or folder of the repository and, for an anchor, to a
 heading of the Markdown file it names, slugged as GitHub slugs headings.
 
@@ -21,7 +21,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FRONT_PAGE = ROOT / "README.md"
-DOCUMENTS = (FRONT_PAGE, *sorted((ROOT / "docs").glob("*.md")))
+DOCUMENTS = (FRONT_PAGE, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md")))
+FRONT_PAGE_MAX_LINES = 200
+FIRST_SCREEN_LINES = 15  # what a reader sees before scrolling
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(\S*)")
 HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -197,11 +199,18 @@ def test_every_relative_link_and_anchor_resolves(document: Path) -> None:
     assert not broken, "broken links:\n" + "\n".join(broken)
 
 
+def test_the_front_page_is_read_in_five_minutes() -> None:
+    lines = FRONT_PAGE.read_text().splitlines()
+    assert len(lines) <= FRONT_PAGE_MAX_LINES
+    first_screen = "\n".join(lines[:FIRST_SCREEN_LINES])
+    assert "make run" in first_screen and "make test" in first_screen
+
+
 # Each kind of example the docs may show, and what runs it. Commands (``sh``
 # blocks other than curl requests) and plain ``` blocks are not examples.
 EXAMPLE_RUNNERS = {
     "a curl request with its answer": "tests/api/test_examples.py",
-    "a Python session (>>>)": "pytest's doctest collection of README.md (pyproject.toml)",
+    "a Python session (>>>)": "pytest's doctest collection of the docs (pyproject.toml)",
     "the Python client's example": "tests/clients/test_python_install.py",
     "the TypeScript client's example": "tests/clients/test_typescript.py",
     "a session with the brain": "tests/brain/test_brain.py",
