@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics bench bench-profile bench-sweep openapi readme lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics bench bench-profile bench-sweep openapi doc-examples lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -184,7 +184,9 @@ bench-sweep: $(DEV_STAMP)
 openapi: $(DEV_STAMP)
 	$(PY) -m service --openapi > openapi/openapi.json
 
-readme: $(DEV_STAMP)
+# The answers under the docs' curl requests (README.md, docs/api.md), rewritten
+# from what the app answers now; tests/api/test_examples.py checks them.
+doc-examples: $(DEV_STAMP)
 	$(PY) -m tests.api.test_examples
 
 # Re-resolve the newest versions pyproject.toml allows and pin them.

@@ -119,7 +119,7 @@ def long_game(size: int, plies: int) -> list[str]:
 
 def test_a_long_20x20_game_fits_the_limits_with_room_to_spare(client: TestClient) -> None:
     """350 moves: the body, the query string and a batch of 100 such games
-    each take at most a quarter of their limit (the README's figures)."""
+    each take at most a quarter of their limit (the figures of docs/api.md)."""
     limits = Settings()
     moves = long_game(20, 350)
     body = {"moves": moves, "rows": 20, "cols": 20, "time_limit_ms": 50}

@@ -1,4 +1,5 @@
-"""The README's curl examples and examples/bot.py, run against the app."""
+"""The curl examples of the docs (the front page's two requests and every one
+of docs/api.md) and examples/bot.py, run against the app."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ from service.engine import Board
 from tictactoe_client import Client
 
 ROOT = Path(__file__).resolve().parents[2]
+# Where the examples live: every Markdown file of the docs, so that a request
+# moved or added anywhere is still sent (docs/api.md holds the reference).
+DOCUMENTS = (ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md")))
+API_REFERENCE = ROOT / "docs" / "api.md"
+CURL_BLOCK = re.compile(r"^```sh\ncurl ", re.M)
 EXAMPLE = re.compile(r"```sh\n(curl [^`]+?)\n```\n+```json\n(.+?)\n```", re.DOTALL)
 
 
@@ -54,32 +60,60 @@ def test_bot_plays_a_whole_game(
     assert last.status_after == ("drawn" if winner is None else "won")
 
 
-def _examples() -> list[tuple[str, str]]:
-    return EXAMPLE.findall((ROOT / "README.md").read_text())
+def _examples(document: Path) -> list[tuple[str, str]]:
+    return EXAMPLE.findall(document.read_text())
 
 
-def test_the_readme_documents_every_endpoint() -> None:
-    commands = " ".join(command for command, _ in _examples())
+def _every_example() -> list[pytest.param]:
+    return [
+        pytest.param(command, answer, id=f"{document.relative_to(ROOT)}-{number}")
+        for document in DOCUMENTS
+        for number, (command, answer) in enumerate(_examples(document), 1)
+    ]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_curl_request_in_the_docs_shows_its_answer(document: Path) -> None:
+    """A request without its answer right after it would be sent by no test."""
+    text = document.read_text()
+    assert len(CURL_BLOCK.findall(text)) == len(_examples(document))
+
+
+def test_the_api_reference_shows_every_endpoint() -> None:
+    commands = " ".join(command for command, _ in _examples(API_REFERENCE))
     for path in ("/v1/move", "/v1/analysis", "/v1/batch", "/livez", "/readyz"):
         assert path in commands, path
     assert "-X GET" in commands or "curl -s 'http" in commands
+    assert "moves" in commands
 
 
-def test_the_readme_lists_every_problem_type() -> None:
-    readme = (ROOT / "README.md").read_text()
-    listed = readme[readme.index("Problem types:") : readme.index("describes each.")]
+def test_the_api_reference_lists_every_problem_type() -> None:
+    reference = API_REFERENCE.read_text()
+    listed = reference[reference.index("Problem types:") : reference.index("describes each.")]
     assert [slug for slug in PROBLEM_TYPES if f"`{slug}`" not in listed] == []
 
 
-@pytest.mark.parametrize(("command", "answer"), _examples())
-def test_readme_examples_give_their_documented_answers(
+def test_the_front_page_shows_a_3x3_move_and_a_15x15_game_as_moves() -> None:
+    requests = [
+        json.loads(command.split(" -d ", 1)[1].strip("'"))
+        for command, _ in _examples(ROOT / "README.md")
+    ]
+    assert [("board" in body, "moves" in body) for body in requests] == [
+        (True, False),
+        (False, True),
+    ]
+    assert len(requests[0]["board"]) == 9 and requests[1].get("rows", 15) == 15
+
+
+@pytest.mark.parametrize(("command", "answer"), _every_example())
+def test_the_docs_examples_give_their_documented_answers(
     client: TestClient, command: str, answer: str
 ) -> None:
     assert replay(client, command) == json.loads(answer)
 
 
 def replay(client: TestClient, command: str) -> object:
-    """Send what a README curl command sends; return the JSON answer."""
+    """Send what a curl command of the docs sends; return the JSON answer."""
     words = shlex.split(command.replace("\\\n", " "))
     method, url, headers, data = "GET", "", {}, None
     words = words[1:]
@@ -102,7 +136,7 @@ def replay(client: TestClient, command: str) -> object:
 
 
 def _layout(value: object, indent: int = 0) -> str:
-    """JSON as the README shows it: short values on one line, long ones broken."""
+    """JSON as the docs show it: short values on one line, long ones broken."""
     pad = "  " * (indent + 1)
     if isinstance(value, dict) and len(json.dumps(value)) > 90:
         items = [f"{pad}{json.dumps(k)}: {_layout(v, indent + 1)}" for k, v in value.items()]
@@ -113,12 +147,11 @@ def _layout(value: object, indent: int = 0) -> str:
     return json.dumps(value)
 
 
-def rewrite_readme() -> None:
-    """``make readme``: replace every example's answer with what the app answers now."""
+def rewrite_examples() -> None:
+    """``make doc-examples``: replace every example's answer with what the app answers now."""
     from service.app import create_app  # noqa: PLC0415
     from service.settings import Settings  # noqa: PLC0415
 
-    readme = ROOT / "README.md"
     app = create_app(Settings())
     with TestClient(app) as client:
         deadline = time.monotonic() + 30
@@ -130,8 +163,9 @@ def rewrite_readme() -> None:
             answer = _layout(replay(client, match.group(1)))
             return f"```sh\n{match.group(1)}\n```\n\n```json\n{answer}\n```"
 
-        readme.write_text(EXAMPLE.sub(fresh, readme.read_text()))
+        for document in DOCUMENTS:
+            document.write_text(EXAMPLE.sub(fresh, document.read_text()))
 
 
 if __name__ == "__main__":
-    rewrite_readme()
+    rewrite_examples()

@@ -177,14 +177,14 @@ def test_bad_request_gets_its_problem(
 
 
 # Problem types the table above cannot send in process, and the file that
-# sends each (not-acceptable is catalogued but never sent: see the README).
+# sends each (not-acceptable is catalogued but never sent: see docs/api.md).
 ELSEWHERE = {
     "body-timeout": "tests/reliability/test_hostile_clients.py",
     "headers-timeout": "tests/reliability/test_hostile_clients.py",
     "headers-too-large": "tests/reliability/test_hostile_clients.py",
     "service-unavailable": "tests/ops/test_load_shedding.py",
     "internal": "tests/api/test_problems.py",
-    "not-acceptable": "README.md",
+    "not-acceptable": "docs/api.md",
 }
 
 
@@ -196,7 +196,7 @@ def test_every_problem_type_is_sent_by_some_test() -> None:
     root = Path(__file__).parents[2]
     for kind, where in ELSEWHERE.items():
         assert f"/problems/{kind}" in (root / where).read_text() or kind == "not-acceptable"
-    assert "`not-acceptable` (406; catalogued" in (root / "README.md").read_text()
+    assert "`not-acceptable` (406; catalogued" in (root / "docs" / "api.md").read_text()
 
 
 def test_pointers_name_every_offending_field(client: TestClient) -> None:

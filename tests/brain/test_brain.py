@@ -217,9 +217,9 @@ def test_a_game_from_an_opening_sets_the_board_for_each_brain() -> None:
     assert len(game.moves) > 4
 
 
-def test_the_readmes_session_is_what_the_brain_answers() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("## The Gomocup brain") :]
+def test_the_documented_session_is_what_the_brain_answers() -> None:
+    manual = (Path(__file__).resolve().parents[2] / "docs" / "brain.md").read_text()
+    section = manual[manual.index("## A session") :]
     session = section[section.index("```text\n") + 8 : section.index("\n```", 8)]
     sent = [line[2:] for line in session.splitlines() if line.startswith("> ")]
     expected = [line[2:] for line in session.splitlines() if line.startswith("< ")]

@@ -22,9 +22,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
         yield running
 
 
-def readme_example(opening: str, url: str) -> str:
-    """The README's code block that starts with ``opening``, aimed at ``url``."""
-    readme = (ROOT / "README.md").read_text()
-    found = re.findall(r"^```\w+\n(" + re.escape(opening) + r".*?)^```$", readme, re.M | re.S)
-    assert len(found) == 1, f"the README has {len(found)} blocks opening with {opening!r}"
+def documented_example(opening: str, url: str) -> str:
+    """The code block of docs/clients.md that starts with ``opening``, aimed at ``url``."""
+    manual = (ROOT / "docs" / "clients.md").read_text()
+    found = re.findall(r"^```\w+\n(" + re.escape(opening) + r".*?)^```$", manual, re.M | re.S)
+    assert len(found) == 1, f"docs/clients.md has {len(found)} blocks opening with {opening!r}"
     return found[0].replace("http://127.0.0.1:8000", url)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.api.test_examples import _examples
+from tests.api.test_examples import DOCUMENTS, _examples
 from tictactoe_client import (
     AnalysisAnswer,
     AnalysisRequest,
@@ -114,10 +114,11 @@ def test_calls_take_every_request_field_in_order(
     }
 
 
-def _readme_answers(path: str) -> list[dict[str, Any]]:
+def _documented_answers(path: str) -> list[dict[str, Any]]:
     return [
         json.loads(answer)
-        for command, answer in _examples()
+        for document in DOCUMENTS
+        for command, answer in _examples(document)
         if path in command and '"type"' not in answer
     ]
 
@@ -126,8 +127,8 @@ def _readme_answers(path: str) -> list[dict[str, Any]]:
     ("path", "answer_class"),
     [("/v1/move", MoveAnswer), ("/v1/analysis", AnalysisAnswer)],
 )
-def test_the_readmes_answers_read_back_whole(path: str, answer_class: type) -> None:
-    answers = _readme_answers(path)
+def test_the_documented_answers_read_back_whole(path: str, answer_class: type) -> None:
+    answers = _documented_answers(path)
     assert len(answers) >= 2
     for answer in answers:
         parsed = from_json(answer_class, answer)
@@ -135,7 +136,7 @@ def test_the_readmes_answers_read_back_whole(path: str, answer_class: type) -> N
 
 
 def test_a_newer_servers_extra_fields_are_ignored() -> None:
-    answer = _readme_answers("/v1/move")[0]
+    answer = _documented_answers("/v1/move")[0]
     newer = {
         **answer,
         "proof": {"nodes": 12},
@@ -146,17 +147,17 @@ def test_a_newer_servers_extra_fields_are_ignored() -> None:
 
 
 def test_a_missing_field_is_named() -> None:
-    answer = _readme_answers("/v1/move")[0]
+    answer = _documented_answers("/v1/move")[0]
     del answer["board_after"]
     with pytest.raises(ValueError, match="MoveAnswer: the answer has no 'board_after'"):
         from_json(MoveAnswer, answer)
 
 
 def test_answers_are_frozen_and_hashable() -> None:
-    answer = from_json(MoveAnswer, _readme_answers("/v1/move")[0])
+    answer = from_json(MoveAnswer, _documented_answers("/v1/move")[0])
     with pytest.raises(dataclasses.FrozenInstanceError):
         answer.score = 1.0  # type: ignore[misc]
-    assert hash(answer) == hash(from_json(MoveAnswer, _readme_answers("/v1/move")[0]))
+    assert hash(answer) == hash(from_json(MoveAnswer, _documented_answers("/v1/move")[0]))
     assert isinstance(answer.score, float) and isinstance(answer.best_moves, tuple)
 
 

@@ -1,6 +1,6 @@
 """The Python client on its own: a fresh virtual environment with nothing but
 ``pip install clients/python`` plays against a real server, without the service,
-FastAPI or pydantic anywhere on its path, and the README's example runs there."""
+FastAPI or pydantic anywhere on its path, and the example of docs/clients.md runs there."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.conftest import BATCH_LIMIT, readme_example
+from tests.clients.conftest import BATCH_LIMIT, documented_example
 from tests.server import RunningServer
 
 pytestmark = pytest.mark.server
@@ -70,8 +70,8 @@ def test_a_fresh_venv_with_only_the_client_plays(server: RunningServer, tmp_path
         check=False,
     )
     assert played.returncode == 0, played.stderr
-    readme = subprocess.run(
-        [python, "-c", readme_example("from tictactoe_client", server.url)],
+    documented = subprocess.run(
+        [python, "-c", documented_example("from tictactoe_client", server.url)],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -79,7 +79,7 @@ def test_a_fresh_venv_with_only_the_client_plays(server: RunningServer, tmp_path
         timeout=60,
         check=False,
     )
-    assert (readme.stderr, readme.stdout.splitlines()) == (
+    assert (documented.stderr, documented.stdout.splitlines()) == (
         "",
         [
             "2 0.0 draw True",

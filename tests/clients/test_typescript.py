@@ -1,6 +1,6 @@
 """The TypeScript client: it builds, its types match openapi.json, its Node test
 files pass against this package's real server, and the packed package plays in
-a fresh Node project with no other package installed, the README's example too.
+a fresh Node project with no other package installed, the example of docs/clients.md too.
 
 ``make test`` installs its development packages first (``npm ci``).
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.conftest import BATCH_LIMIT, readme_example
+from tests.clients.conftest import BATCH_LIMIT, documented_example
 from tests.server import RunningServer
 
 pytestmark = pytest.mark.server
@@ -117,8 +117,8 @@ def test_a_fresh_node_project_with_only_the_package_plays(
         "batch": [0] * 6 + ["/problems/illegal-position"],
         "problem": ["/problems/game-over", 422, "X"],
     }
-    (app / "readme.mjs").write_text(readme_example("import { createClient", server.url))
-    assert run(["node", "readme.mjs"], app).splitlines() == [
+    (app / "documented.mjs").write_text(documented_example("import { createClient", server.url))
+    assert run(["node", "documented.mjs"], app).splitlines() == [
         "0 1 XX..O.... in_progress",
         "/problems/game-over X",
     ]

@@ -85,7 +85,7 @@ class Cell:
 
 @dataclasses.dataclass(frozen=True)
 class MoveAnswer:
-    """The move to play and what the engine knows about it (see the README)."""
+    """The move to play and what the engine knows about it (docs/engine.md explains the scores)."""
 
     move: Cell
     player: Mark
