@@ -360,7 +360,10 @@ class Brain:
     def need_engine(self) -> Engine:
         if self.engine is None:
             self.engine = Engine(
-                node_budget=NODE_BUDGET, table_bytes=self.table_bytes, max_depth=self.max_depth
+                node_budget=NODE_BUDGET,
+                table_bytes=self.table_bytes,
+                max_depth=self.max_depth,
+                one_game=True,
             )
         return self.engine
 

@@ -28,6 +28,7 @@ from service.engine.search import (
     CORE_ALONE_SIDE,
     MAX_BUDGET,
     CoreResult,
+    GameContext,
     SearchControl,
     SearchObserver,
     StopReason,
@@ -229,7 +230,11 @@ class Engine:
     threat proofs: a weaker player (the brain's ``INFO max_depth``, and a
     baseline of ``bench/strength.py``). ``core_only`` keeps boards with a side
     of 8 in the exact core for the whole budget, with no big-board search
-    after it (the book's proofs).
+    after it (the book's proofs). ``one_game`` keeps the big-board search's
+    state (history, the memo of failed threat searches) from one analysis to
+    the next, as a game's searches build on each other: for a caller that
+    plays one game and analyses one position at a time (the brain), never for
+    concurrent requests.
     """
 
     def __init__(
@@ -241,6 +246,7 @@ class Engine:
         observer: SearchObserver | None = None,
         max_depth: int | None = None,
         core_only: bool = False,
+        one_game: bool = False,
     ) -> None:
         _check_budget(node_budget)
         if max_depth is not None and not 1 <= max_depth <= MAX_DEPTH:
@@ -248,6 +254,7 @@ class Engine:
         self.node_budget = node_budget
         self.max_depth = max_depth
         self.core_only = core_only
+        self.context = GameContext() if one_game else None
         self.table = Table(table_bytes)
         self.answers: BoundedCache[AnswerKey, Analysis] = BoundedCache(answer_entries)
         self.observer = observer
@@ -379,6 +386,7 @@ class Engine:
             budget=budget,
             control=control,
             max_depth=self.max_depth or 0,
+            context=self.context,
         )
 
     def solve_game(self, rows: int = 3, cols: int = 3, k: int | None = None) -> int:

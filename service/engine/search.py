@@ -34,6 +34,7 @@ from service.engine.geometry import MIN_SIDE, Geometry, cells_of
 Value = int | float
 SearchControl = _core.Control
 Table = _core.Table
+GameContext = _core.Context  # one game's big-board search state, kept between its moves
 BUCKET_BYTES: int = _core.BUCKET_BYTES  # the table is made of buckets of
 BUCKET_SLOTS: int = _core.BUCKET_SLOTS  # this many entries
 MAX_BUDGET: int = _core.MAX_BUDGET  # the most nodes a search may be given
@@ -218,10 +219,13 @@ def run_big(
     budget: int,
     control: SearchControl | None = None,
     max_depth: int = 0,
+    context: GameContext | None = None,
 ) -> CoreResult:
     """Analyse a position the exact core cannot hold in the big-board search, without
     the GIL: its candidate moves, each proven or estimated. ``max_depth`` (0:
     none) makes it a search of that fixed depth without the threat proofs.
+    ``context`` carries one game's search state (history, the memo of failed
+    threat searches) from move to move; one analysis at a time may use it.
     Raises :class:`SearchCancelled` when ``control`` was cancelled meanwhile."""
     size = (shape.cells + 7) // 8
     moves, nodes, depth, stop, omitted, omitted_value = _core.analyze_big(
@@ -236,6 +240,7 @@ def run_big(
         budget,
         control,
         max_depth,
+        context,
     )
     if stop == _core.STOP_CANCELLED:
         raise SearchCancelled

@@ -6,6 +6,7 @@ crash it once was."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -321,3 +322,63 @@ def test_tables_freed_while_they_move_to_huge_pages_are_unmapped() -> None:
     size_kib = _status("VmSize")
     search_and_free_tables(6)
     assert _status("VmSize") - size_kib < table_bytes // 1024  # not one table left
+
+
+def big_position(size: int, cells: list[int]) -> tuple[bytes, bytes]:
+    """X's and O's stones, alternating from X, as analyze_big takes them."""
+    nbytes = (size * size + 7) // 8
+    x = sum(1 << c for c in cells[0::2]).to_bytes(nbytes, "little")
+    o = sum(1 << c for c in cells[1::2]).to_bytes(nbytes, "little")
+    return x, o
+
+
+def test_a_game_context_carries_from_move_to_move_and_across_boards() -> None:
+    """One context, a game's moves one after another, then other boards (its
+    memo keys hold the shape): each answer as legal as without it."""
+    context = _core.Context()
+    table = new_table()
+    played = [112, 113, 127, 97, 142]
+    for moves in range(1, len(played) + 1):
+        x, o = big_position(15, played[:moves])
+        found, nodes, *_ = _core.analyze_big(
+            15, 15, 5, False, table, x, o, moves % 2 == 0, 20_000, None, 0, context
+        )
+        assert found and nodes > 0
+        assert all(cell not in played[:moves] and 0 <= cell < 225 for cell, *_ in found)
+    for size, exact in ((20, False), (9, True), (15, True)):
+        x, o = big_position(size, [size * size // 2])
+        found, *_ = _core.analyze_big(
+            size, size, 5, exact, table, x, o, False, 5_000, None, 0, context
+        )
+        assert all(0 <= cell < size * size for cell, *_ in found)
+
+
+def test_a_game_context_is_refused_to_a_second_analysis_while_one_runs() -> None:
+    context = _core.Context()
+    control = _core.Control(time.monotonic() + 60)
+    x, o = big_position(15, [112])
+    first = threading.Thread(
+        target=_core.analyze_big,
+        args=(15, 15, 5, False, new_table(), x, o, False, MAX_BUDGET, control, 0, context),
+    )
+    first.start()
+    try:
+        refused = False
+        for _ in range(400):  # until the first is seen running
+            try:
+                _core.analyze_big(15, 15, 5, False, new_table(), x, o, False, 100, None, 0, context)
+            except ValueError as error:
+                assert "in use" in str(error)
+                refused = True
+                break
+            time.sleep(0.025)
+        assert refused
+    finally:
+        control.cancel()
+        first.join(timeout=30)
+    assert not first.is_alive()
+    # Free again once the first has stopped.
+    found, *_ = _core.analyze_big(15, 15, 5, False, new_table(), x, o, False, 100, None, 0, context)
+    assert found
+    with pytest.raises(TypeError, match="context must be a Context"):
+        _core.analyze_big(15, 15, 5, False, new_table(), x, o, False, 100, None, 0, object())

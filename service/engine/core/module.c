@@ -365,18 +365,43 @@ line_tuple(const Line *line)
     return tuple;
 }
 
+/* A game's search context: the big search's state (history, threat memo)
+ * kept from one analysis to the next, for a caller that plays one game (the
+ * brain). One analysis at a time: a second, while one runs, is refused. */
+typedef struct {
+    PyObject_HEAD
+    BigSearch *search; /* NULL until first used */
+    atomic_int busy;
+} Context;
+
+static void
+Context_dealloc(Context *self)
+{
+    big_search_free(self->search);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject ContextType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Context",
+    .tp_basicsize = sizeof(Context),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)Context_dealloc,
+    .tp_doc = "One game's big-board search state, kept between its analyses (one at a time).",
+};
+
 static PyObject *
 core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"rows",   "cols",    "k",         "exact", "table", "x", "o",
-                             "x_to_move", "budget", "control", "max_depth", NULL};
+                             "x_to_move", "budget", "control", "max_depth", "context", NULL};
     int rows, cols, k, exact, x_to_move, max_depth = 0;
     Table *table;
-    PyObject *xo, *oo, *budget_arg, *control = Py_None;
+    PyObject *xo, *oo, *budget_arg, *control = Py_None, *context_arg = Py_None;
     uint64_t budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiipO&OOpO|Oi", kwlist, &rows, &cols, &k, &exact,
-                                     table_arg, &table, &xo, &oo, &x_to_move, &budget_arg, &control,
-                                     &max_depth)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiipO&OOpO|OiO", kwlist, &rows, &cols, &k,
+                                     &exact, table_arg, &table, &xo, &oo, &x_to_move, &budget_arg,
+                                     &control, &max_depth, &context_arg)) {
         return NULL;
     }
     if (max_depth < 0 || max_depth > 60) {
@@ -386,15 +411,38 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     if (read_control(control) < 0 || read_count(budget_arg, 1, MAX_BUDGET, "budget", &budget) < 0) {
         return NULL;
     }
+    Context *context = NULL;
+    if (context_arg != Py_None) {
+        if (!PyObject_TypeCheck(context_arg, &ContextType)) {
+            PyErr_SetString(PyExc_TypeError, "context must be a Context or None");
+            return NULL;
+        }
+        context = (Context *)context_arg;
+        int idle = 0;
+        if (!atomic_compare_exchange_strong(&context->busy, &idle, 1)) {
+            PyErr_SetString(PyExc_ValueError, "the context is in use by another analysis");
+            return NULL;
+        }
+    }
     BigShape *shape = malloc(sizeof(BigShape));
-    BigSearch *S = calloc(1, sizeof(BigSearch));
     BigRootMove *moves = malloc(sizeof(BigRootMove) * BIG_MAX_CELLS);
+    BigSearch *S = context != NULL && context->search != NULL ? context->search : big_search_new();
     if (shape == NULL || S == NULL || moves == NULL) {
         free(shape);
-        free(S);
         free(moves);
+        if (context == NULL) {
+            big_search_free(S);
+        }
+        else {
+            atomic_store(&context->busy, 0);
+        }
         return PyErr_NoMemory();
     }
+    if (context != NULL) {
+        context->search = S;
+        Py_INCREF(context);
+    }
+    big_search_renew(S);
     PyObject *answer = NULL;
     uint8_t stone[BIG_MAX_CELLS];
     if (big_shape_init(shape, rows, cols, k, exact) < 0) {
@@ -408,11 +456,6 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     S->clock.ctl = control == Py_None ? NULL : (Control *)control;
     S->clock.limit = budget;
     S->max_depth = max_depth;
-    S->memo = calloc((size_t)1 << THREAT_BITS, sizeof(ThreatMemo));
-    if (S->memo == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
     int count = 0;
     BigRootResult result;
     Py_INCREF(table);
@@ -462,8 +505,13 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     answer = Py_BuildValue("(NKiiiN)", list, (unsigned long long)S->clock.nodes, result.depth,
                            result.stop, result.omitted, omitted_value);
 done:
-    free(S->memo);
-    free(S);
+    if (context != NULL) {
+        atomic_store(&context->busy, 0);
+        Py_DECREF(context);
+    }
+    else {
+        big_search_free(S);
+    }
     free(shape);
     free(moves);
     return answer;
@@ -582,12 +630,13 @@ static PyMethodDef core_methods[] = {
      "five, flex4, four and three cells of X and of O, in that order (see big/board.h)."},
     {"analyze_big", (PyCFunction)(void (*)(void))core_analyze_big, METH_VARARGS | METH_KEYWORDS,
      "analyze_big(rows, cols, k, exact, table, x, o, x_to_move, budget, control=None,\n"
-     "            max_depth=0)\n"
+     "            max_depth=0, context=None)\n"
      "    -> ([(cell, value, exact, proven, line, no_win), ...], nodes, depth, stop, omitted,\n"
      "        omitted_value)\n\n"
      "The big-board search (boards the small core cannot hold): x and o are little-endian\n"
      "bitboards as bytes; the listed moves are the candidates, ``omitted`` counts the other\n"
-     "legal moves and ``omitted_value`` is their proven value, or None."},
+     "legal moves and ``omitted_value`` is their proven value, or None. A Context carries one\n"
+     "game's search state (history, threat memo) from one analysis to the next."},
     {"analyze", (PyCFunction)(void (*)(void))core_analyze, METH_VARARGS | METH_KEYWORDS,
      "analyze(shape, table, x, o, x_to_move, budget, outcome_budget, distance_budget,\n"
      "        control=None) -> ([(cell, value, exact, proven, line, no_win), ...], nodes, depth,\n"
@@ -635,7 +684,7 @@ PyMODINIT_FUNC
 PyInit__core(void)
 {
     if (PyType_Ready(&ShapeType) < 0 || PyType_Ready(&TableType) < 0 ||
-        PyType_Ready(&ControlType) < 0) {
+        PyType_Ready(&ControlType) < 0 || PyType_Ready(&ContextType) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&core_module);
@@ -646,6 +695,7 @@ PyInit__core(void)
     if (PyModule_AddObjectRef(m, "Shape", (PyObject *)&ShapeType) < 0 ||
         PyModule_AddObjectRef(m, "Table", (PyObject *)&TableType) < 0 ||
         PyModule_AddObjectRef(m, "Control", (PyObject *)&ControlType) < 0 ||
+        PyModule_AddObjectRef(m, "Context", (PyObject *)&ContextType) < 0 ||
         PyModule_AddIntConstant(m, "STOP_NONE", STOP_NONE) < 0 ||
         PyModule_AddIntConstant(m, "STOP_BUDGET", STOP_BUDGET) < 0 ||
         PyModule_AddIntConstant(m, "STOP_DEADLINE", STOP_DEADLINE) < 0 ||

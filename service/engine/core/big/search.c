@@ -154,6 +154,45 @@ static_value(const BigBoard *b)
 }
 
 
+BigSearch *
+big_search_new(void)
+{
+    BigSearch *S = calloc(1, sizeof(BigSearch));
+    if (S == NULL) {
+        return NULL;
+    }
+    S->memo = calloc((size_t)1 << THREAT_BITS, sizeof(ThreatMemo));
+    if (S->memo == NULL) {
+        free(S);
+        return NULL;
+    }
+    return S;
+}
+
+void
+big_search_renew(BigSearch *S)
+{
+    for (int side = 0; side < 2; side++) {
+        for (int c = 0; c < BIG_MAX_CELLS; c++) {
+            S->history[side][c] /= 2;
+        }
+    }
+    memset(S->killers, 0xff, sizeof(S->killers)); /* -1: none */
+    memset(&S->clock, 0, sizeof(S->clock));
+    S->hits = S->misses = 0;
+    S->root_moves = 0;
+    S->after_null = 0;
+}
+
+void
+big_search_free(BigSearch *S)
+{
+    if (S != NULL) {
+        free(S->memo);
+        free(S);
+    }
+}
+
 static uint8_t reductions[LMR_MAX_DEPTH][MAX_BRANCH + 1];
 static int reductions_ready;
 

@@ -124,6 +124,16 @@ big_is_quiet(const BigBoard *b, int c)
     return cell_kind(b, c, b->side) < K_F3 && cell_kind(b, c, !b->side) < K_F3;
 }
 
+/* A search's state, allocated whole (the board's undo stack is large), with
+ * its threat memo; NULL when memory runs out. big_search_renew() readies a
+ * state for the next analysis of the same game: history halved (its
+ * knowledge ages, it is not thrown away), killers cleared (their plies
+ * counted from the old root), the memo of failed threat searches kept (a
+ * failure is a fact about a position, true at any later move). */
+BigSearch *big_search_new(void);
+void big_search_renew(BigSearch *S);
+void big_search_free(BigSearch *S);
+
 /* Fill the search's shared tables (the late-move reductions); call once with
  * the GIL held, before any search. */
 void big_search_init(void);
