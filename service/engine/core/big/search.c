@@ -36,13 +36,6 @@
 #define LMR_DIVISOR 2.0
 #define LMR_MAX_DEPTH 64
 #define HISTORY_GOOD 1000
-/* Pruning of quiet moves at non-PV nodes near the horizon, once a move that
- * does not lose is known and nothing is forced: futility (the evaluation plus
- * FUTILITY_MARGIN a ply left cannot reach alpha) up to FUTILITY_DEPTH, and
- * move counts (past 3 + depth^2 moves) up to MOVE_COUNT_DEPTH. */
-#define FUTILITY_DEPTH 3
-#define FUTILITY_MARGIN 150
-#define MOVE_COUNT_DEPTH 4
 /* Null-move pruning: at a non-PV node whose evaluation is at or above beta,
  * with nothing forced, the side to move passes and the other side gets a
  * search NULL_REDUCTION + depth / 4 plies shallower than the moves would; if
@@ -331,10 +324,6 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     int n = staged ? MAX_BRANCH : moves.count < MAX_BRANCH ? moves.count : MAX_BRANCH;
     /* A forced block costs no depth: the answer to a four is no choice. */
     int child_depth = threats ? depth : depth - 1;
-    int prunable = !pv && !threats && !facing && depth <= MOVE_COUNT_DEPTH;
-    int futile = prunable && depth <= FUTILITY_DEPTH &&
-                 static_value(b) + FUTILITY_MARGIN * depth <= alpha;
-    int move_count = 3 + depth * depth;
     uint64_t before = S->clock.nodes;
     int best = -WIN - 1, best_move = -1, a = alpha;
     for (int i = 0; i < n; i++) {
@@ -364,11 +353,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
                 break;
             }
         }
-        int quiet = big_is_quiet(b, c);
-        if (prunable && quiet && best > -WIN_LIMIT && (futile || i >= move_count)) {
-            continue;
-        }
-        int reduce = !threats && !facing && quiet ? big_reduction(S, depth, i, c, pv) : 0;
+        int reduce = !threats && !facing && big_is_quiet(b, c) ? big_reduction(S, depth, i, c, pv) : 0;
         big_play(b, c);
         int value;
         if (i == 0) {
