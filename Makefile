@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics bench bench-profile bench-sweep openapi doc-examples lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match bench bench-profile bench-sweep openapi doc-examples lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -161,6 +161,10 @@ tactics: $(DEV_STAMP)
 	$(PY) bench/tactics.py --generate
 
 bench: $(DEV_STAMP)
+	@echo "Matches are not part of make bench (minutes to hours each); docs/strength.md has their"
+	@echo "commands and results. A change against its parent:  make match"
+	@echo "Against Rapfi (built outside the project, docs/strength.md#rapfi):"
+	@echo "  make match OPPONENT=/path/to/pbrain-rapfi MATCH_ARGS='--turn-ms 1000 --pairs 32'"
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py
 	$(PY) bench/load.py
@@ -169,6 +173,13 @@ bench: $(DEV_STAMP)
 	$(PY) bench/tactics.py
 	$(PY) bench/strength.py
 	$(PY) bench/first_move.py
+
+# A match of this working tree's brain (bench/match.py): by default against
+# the commit before it, until the sequential test decides (docs/strength.md).
+OPPONENT ?= brain@HEAD~1
+MATCH_ARGS ?= --turn-ms 300 --sprt 0,60 --pairs 200
+match: $(DEV_STAMP)
+	$(PY) bench/match.py --opponent $(OPPONENT) $(MATCH_ARGS)
 
 # (8,8,5) proven from the empty board without the book: up to an hour.
 prove-885: $(DEV_STAMP)
