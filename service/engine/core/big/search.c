@@ -36,14 +36,6 @@
 #define LMR_DIVISOR 2.0
 #define LMR_MAX_DEPTH 64
 #define HISTORY_GOOD 1000
-/* Null-move pruning: at a non-PV node whose evaluation is at or above beta,
- * with nothing forced, the side to move passes and the other side gets a
- * search NULL_REDUCTION + depth / 4 plies shallower than the moves would; if
- * even that fails high, so would a move (gomoku has no zugzwang: a stone never
- * hurts its owner). Not twice in a row, and not where a win or a loss is near
- * (a pass that meets a four is no pass). */
-#define NULL_MIN_DEPTH 3
-#define NULL_REDUCTION 2
 /* The continuous-four search at the horizon: attacker moves and nodes. */
 #define LEAF_VCF_DEPTH 6
 #define LEAF_VCF_NODES 64
@@ -174,7 +166,6 @@ big_search_renew(BigSearch *S)
     memset(&S->clock, 0, sizeof(S->clock));
     S->hits = S->misses = 0;
     S->root_moves = 0;
-    S->after_null = 0;
 }
 
 void
@@ -290,23 +281,6 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
         S->misses++;
     }
     int facing = cells_any(&b->flex4[them]); /* an open three: the moves are its defences */
-    int after_null = S->after_null;
-    S->after_null = 0;
-    if (!pv && !after_null && !threats && !facing && depth >= NULL_MIN_DEPTH &&
-        beta < ESTIMATE_LIMIT && beta > -ESTIMATE_LIMIT && static_value(b) >= beta) {
-        int reduced = depth - 1 - NULL_REDUCTION - depth / 4;
-        b->side = them;
-        S->after_null = 1;
-        int value = -big_pvs(S, reduced, -beta, -beta + 1, ply + 1);
-        S->after_null = 0;
-        b->side = me;
-        if (S->clock.stop) {
-            return 0;
-        }
-        if (value >= beta) {
-            return value < ESTIMATE_LIMIT ? value : beta;
-        }
-    }
     /* The table's move first, before the others are generated: a cut-off
      * there costs no generation. (Not where the moves are forced or must
      * defend: there the table's move may not be among them.) */

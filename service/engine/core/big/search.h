@@ -46,7 +46,6 @@ typedef struct {
     int32_t history[2][BIG_MAX_CELLS];
     int root_moves; /* the root's candidates: a cap on the branching below */
     int max_depth;  /* > 0: a fixed-depth search, without the threat proofs */
-    int after_null; /* the node being entered follows a pass (null-move pruning) */
 } BigSearch;
 
 /* A line of play: the cells in order. */
