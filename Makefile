@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match bench bench-profile bench-sweep openapi doc-examples lock clean
+.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match selfplay tune bench bench-profile bench-sweep openapi doc-examples lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -180,6 +180,16 @@ OPPONENT ?= brain@HEAD~1
 MATCH_ARGS ?= --turn-ms 300 --sprt 0,60 --pairs 200
 match: $(DEV_STAMP)
 	$(PY) bench/match.py --opponent $(OPPONENT) $(MATCH_ARGS)
+
+# The evaluation fitted to results (docs/strength.md#the-evaluation): self-play
+# games at a fixed node budget (about 15 minutes on two cores), then the
+# weights fitted to them, written to service/engine/evaluation.json.
+SELFPLAY_GAMES ?= 4000
+selfplay: $(DEV_STAMP)
+	$(PY) bench/selfplay.py --games $(SELFPLAY_GAMES) --out bench/results/selfplay.jsonl
+
+tune: $(DEV_STAMP)
+	$(PY) bench/tune.py bench/results/selfplay.jsonl
 
 # (8,8,5) proven from the empty board without the book: up to an hour.
 prove-885: $(DEV_STAMP)

@@ -13,6 +13,8 @@ BIG_MAX_SIDE: int
 SMALL_MAX_CELLS: int
 MAX_BUDGET: int
 MAX_TABLE_BYTES: int
+PATTERNS: int
+KINDS: int
 
 class Shape:
     def __init__(
@@ -96,3 +98,6 @@ def big_board(
     int,
     tuple[int, int],
 ]: ...
+def set_evaluation(
+    pattern_worth: Sequence[int], kind_bonus: Sequence[int], tempo: int, /
+) -> None: ...

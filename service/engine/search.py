@@ -28,10 +28,14 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any
 
-from service.engine import _core
+from service.engine import _core, evaluation
 from service.engine.geometry import MIN_SIDE, Geometry, cells_of
 
 Value = int | float
+# The big boards' evaluation weights, fitted to game results (evaluation.py),
+# are the core's before any search can start.
+evaluation.apply(evaluation.load(evaluation.EVALUATION_FILE))
+
 SearchControl = _core.Control
 Table = _core.Table
 GameContext = _core.Context  # one game's big-board search state, kept between its moves

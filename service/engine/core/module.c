@@ -622,7 +622,55 @@ done:
     return answer;
 }
 
+/* A sequence of exactly ``count`` ints, into ``out``. */
+static int
+read_ints(PyObject *obj, int count, int *out, const char *what)
+{
+    PyObject *items = PySequence_Fast(obj, what);
+    if (items == NULL) {
+        return -1;
+    }
+    if (PySequence_Fast_GET_SIZE(items) != count) {
+        PyErr_Format(PyExc_ValueError, "%s must have %d items", what, count);
+        Py_DECREF(items);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(items, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(items);
+            return -1;
+        }
+        out[i] = v < INT_MIN ? INT_MIN : v > INT_MAX ? INT_MAX : (int)v;
+    }
+    Py_DECREF(items);
+    return 0;
+}
+
+static PyObject *
+core_set_evaluation(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *pattern_arg, *kind_arg;
+    int pattern[PATTERNS], kind[KINDS], tempo;
+    if (!PyArg_ParseTuple(args, "OOi", &pattern_arg, &kind_arg, &tempo)) {
+        return NULL;
+    }
+    if (read_ints(pattern_arg, PATTERNS, pattern, "pattern_worth") < 0 ||
+        read_ints(kind_arg, KINDS, kind, "kind_bonus") < 0) {
+        return NULL;
+    }
+    if (big_set_evaluation(pattern, kind, tempo) < 0) {
+        PyErr_Format(PyExc_ValueError, "every weight must be within +-%d", EVALUATION_WEIGHT_LIMIT);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
+    {"set_evaluation", (PyCFunction)core_set_evaluation, METH_VARARGS,
+     "set_evaluation(pattern_worth, kind_bonus, tempo, /): the big boards' evaluation weights\n"
+     "(a worth per pattern, a bonus per kind, the tempo; see core/big/board.c). Only before any\n"
+     "search: the module calls it once, at import, with service/engine/evaluation.json."},
     {"big_board", (PyCFunction)core_big_board, METH_VARARGS,
      "big_board(rows, cols, k, exact, moves) -> (cells, sets, evaluation, worth_sums): the\n"
      "big board after the moves (X first; -1 takes the last move back). cells[c] is the\n"
@@ -697,6 +745,8 @@ PyInit__core(void)
         PyModule_AddObjectRef(m, "Control", (PyObject *)&ControlType) < 0 ||
         PyModule_AddObjectRef(m, "Context", (PyObject *)&ContextType) < 0 ||
         PyModule_AddIntConstant(m, "STOP_NONE", STOP_NONE) < 0 ||
+        PyModule_AddIntConstant(m, "PATTERNS", PATTERNS) < 0 ||
+        PyModule_AddIntConstant(m, "KINDS", KINDS) < 0 ||
         PyModule_AddIntConstant(m, "STOP_BUDGET", STOP_BUDGET) < 0 ||
         PyModule_AddIntConstant(m, "STOP_DEADLINE", STOP_DEADLINE) < 0 ||
         PyModule_AddIntConstant(m, "STOP_CANCELLED", STOP_CANCELLED) < 0 ||

@@ -12,14 +12,16 @@
  */
 #include "board.h"
 
-static const int16_t PATTERN_WORTH[PATTERNS] = {
+/* The weights, hand-set until big_set_evaluation() replaces them with the
+ * fitted ones (service/engine/evaluation.json, at import). */
+static int16_t PATTERN_WORTH[PATTERNS] = {
     [P_DEAD] = 0, [P_B1] = 1,  [P_F1] = 3,  [P_B2] = 6,  [P_F2] = 14,
     [P_B3] = 20,  [P_F3] = 60, [P_B4] = 55, [P_F4] = 200, [P_FIVE] = 600,
 };
-static const int16_t KIND_BONUS[KINDS] = {
+static int16_t KIND_BONUS[KINDS] = {
     [K_F3F3] = 150, [K_B4F3] = 250, [K_FLEX4] = 400,
 };
-#define TEMPO 25
+static int TEMPO = 25;
 
 Combination combinations[COMBINATIONS];
 static int combinations_ready;
@@ -72,6 +74,33 @@ fill_combinations(void)
                                          (threes ? IN_THREE : 0));
     }
     combinations_ready = 1;
+}
+
+int
+big_set_evaluation(const int pattern_worth[PATTERNS], const int kind_bonus[KINDS], int tempo)
+{
+    for (int p = 0; p < PATTERNS; p++) {
+        if (pattern_worth[p] < -EVALUATION_WEIGHT_LIMIT || pattern_worth[p] > EVALUATION_WEIGHT_LIMIT) {
+            return -1;
+        }
+    }
+    for (int k = 0; k < KINDS; k++) {
+        if (kind_bonus[k] < -EVALUATION_WEIGHT_LIMIT || kind_bonus[k] > EVALUATION_WEIGHT_LIMIT) {
+            return -1;
+        }
+    }
+    if (tempo < -EVALUATION_WEIGHT_LIMIT || tempo > EVALUATION_WEIGHT_LIMIT) {
+        return -1;
+    }
+    for (int p = 0; p < PATTERNS; p++) {
+        PATTERN_WORTH[p] = (int16_t)pattern_worth[p];
+    }
+    for (int k = 0; k < KINDS; k++) {
+        KIND_BONUS[k] = (int16_t)kind_bonus[k];
+    }
+    TEMPO = tempo;
+    fill_combinations();
+    return 0;
 }
 
 static uint64_t zobrist[2][2][BIG_MAX_CELLS]; /* [hash][side][cell] */

@@ -230,6 +230,14 @@ void big_undo(BigBoard *b, int cell);
 /* The evaluation for the side to move (see board.c). */
 int big_evaluate(const BigBoard *b);
 
+/* Replace the evaluation's weights: a worth per pattern (PATTERNS), a bonus
+ * per kind (KINDS) and the tempo, each within +-EVALUATION_WEIGHT_LIMIT (so
+ * that a cell's worth fits its int16 and no sum overflows); -1 if one is
+ * not. Only before any board is made: boards keep running sums of the
+ * weights they were made with. Called with the GIL held, at import. */
+#define EVALUATION_WEIGHT_LIMIT 2000
+int big_set_evaluation(const int pattern_worth[PATTERNS], const int kind_bonus[KINDS], int tempo);
+
 /* The position's key in the shared table (its entries are ENTRY_BIG, apart
  * from the small boards'); the top bit keeps the first word from 0, an empty
  * slot's. */

@@ -1,0 +1,253 @@
+"""Fit the big boards' evaluation to game results (``make tune``): logistic
+regression of the self-play games' outcomes (``bench/selfplay.py``) on the
+evaluation's own features, written to ``service/engine/evaluation.json``.
+
+    .venv/bin/python bench/tune.py bench/results/selfplay.jsonl
+
+The evaluation (core/big/board.c) is linear in its weights: for the side to
+move, the sum over empty cells and directions of PATTERN_WORTH[pattern], plus
+KIND_BONUS[kind] per cell, less the same for the other side, plus TEMPO. So
+each position's features are the differences of the counts (its patterns per
+pattern, its cells per kind) and a constant, and the evaluation is their dot
+product with the weights (``features()``; tests/bench/test_tune.py checks it
+against the core's own evaluation on random positions).
+
+The model is P(the side to move wins) = 1 / (1 + exp(-evaluation / SCALE)),
+as in "Texel" tuning: SCALE is first fitted with the weights in force, then
+the weights by Newton's method on the log-likelihood, with a small ridge
+towards the weights in force (the features are far from independent: a kind
+is made of patterns). Only quiet positions count: no five point and no open
+four point for either side (there the search decides, not the evaluation),
+at most POSITIONS_PER_GAME from each game, drawn with a fixed seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from service.engine import _core
+from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, PATTERN_NAMES, Weights, load
+
+FITTED_PATTERNS = range(1, 9)  # b1 to f4: dead is 0, five never in a quiet position
+FITTED_KINDS = range(1, 8)  # f2 to flex4
+POSITIONS_PER_GAME = 10
+RIDGE = 0.01  # per position, in units of (weight / SCALE)^2: a nudge, not a prior
+
+
+def features(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) -> list[int] | None:
+    """The position's features for the side to move (see the module's
+    docstring): counts per fitted pattern, per fitted kind, and 1; None
+    when the position is not quiet."""
+    cells, sets, _, _ = _core.big_board(rows, cols, k, exact, moves)
+    if any(sets[i] for i in range(4)):  # five points, open four points
+        return None
+    me = len(moves) % 2  # 0: X to move
+    patterns = [[0] * len(PATTERN_NAMES) for _ in range(2)]
+    kinds = [[0] * len(KIND_NAMES) for _ in range(2)]
+    for cell in cells:
+        if isinstance(cell, int):
+            continue
+        for side in (0, 1):
+            for pattern in cell[side]:
+                patterns[side][pattern] += 1
+            kinds[side][cell[2 + side]] += 1
+    them = 1 - me
+    return [
+        *(patterns[me][p] - patterns[them][p] for p in FITTED_PATTERNS),
+        *(kinds[me][k] - kinds[them][k] for k in FITTED_KINDS),
+        1,
+    ]
+
+
+def as_vector(weights: Weights) -> list[float]:
+    return [
+        *(float(weights.pattern_worth[p]) for p in FITTED_PATTERNS),
+        *(float(weights.kind_bonus[k]) for k in FITTED_KINDS),
+        float(weights.tempo),
+    ]
+
+
+def as_weights(vector: Sequence[float], base: Weights) -> Weights:
+    pattern = list(base.pattern_worth)
+    kind = list(base.kind_bonus)
+    for i, p in enumerate(FITTED_PATTERNS):
+        pattern[p] = round(vector[i])
+    for i, k in enumerate(FITTED_KINDS):
+        kind[k] = round(vector[len(FITTED_PATTERNS) + i])
+    return Weights(tuple(pattern), tuple(kind), round(vector[-1]))
+
+
+def samples(games_file: Path, seed: int) -> tuple[list[list[int]], list[float], int]:
+    rng = random.Random(seed)
+    xs: list[list[int]] = []
+    ys: list[float] = []
+    games = 0
+    for line in games_file.read_text().splitlines():
+        game = json.loads(line)
+        games += 1
+        size, moves, winner = game["size"], game["moves"], game["winner"]
+        exact = game["rule"] == "exact"
+        plies = list(range(game["opening"], len(moves)))
+        rng.shuffle(plies)
+        taken = 0
+        for ply in plies:
+            if taken >= POSITIONS_PER_GAME:
+                break
+            found = features(size, size, 5, exact, moves[:ply])
+            if found is None:
+                continue
+            mover = "X" if ply % 2 == 0 else "O"
+            xs.append(found)
+            ys.append(0.5 if winner is None else 1.0 if winner == mover else 0.0)
+            taken += 1
+    return xs, ys, games
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1 / (1 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1 + e)
+
+
+def log_loss(
+    xs: Sequence[Sequence[int]], ys: Sequence[float], w: Sequence[float], scale: float
+) -> float:
+    total = 0.0
+    for x, y in zip(xs, ys, strict=True):
+        p = min(
+            max(_sigmoid(sum(a * b for a, b in zip(x, w, strict=True)) / scale), 1e-12), 1 - 1e-12
+        )
+        total -= y * math.log(p) + (1 - y) * math.log(1 - p)
+    return total / len(xs)
+
+
+def fit_scale(xs: Sequence[Sequence[int]], ys: Sequence[float], w: Sequence[float]) -> float:
+    """The SCALE that fits the weights in force best (golden-section search on log10)."""
+    low, high = 1.0, 4.0
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(40):
+        a = high - ratio * (high - low)
+        b = low + ratio * (high - low)
+        if log_loss(xs, ys, w, 10**a) < log_loss(xs, ys, w, 10**b):
+            high = b
+        else:
+            low = a
+    return float(10 ** ((low + high) / 2))
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (the system is small)."""
+    n = len(vector)
+    a = [[*row, vector[i]] for i, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(col + 1, n):
+            f = a[r][col] / a[col][col]
+            for c in range(col, n + 1):
+                a[r][c] -= f * a[col][c]
+    out = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        out[r] = (a[r][n] - sum(a[r][c] * out[c] for c in range(r + 1, n))) / a[r][r]
+    return out
+
+
+def fit_weights(
+    xs: Sequence[Sequence[int]],
+    ys: Sequence[float],
+    w0: Sequence[float],
+    scale: float,
+    iterations: int = 12,
+) -> list[float]:
+    """Newton's method on the ridge-penalised log-likelihood, in evaluation units."""
+    n = len(w0)
+    w = list(w0)
+    count = len(xs)
+    for _ in range(iterations):
+        gradient = [RIDGE * (w[i] - w0[i]) / scale**2 * count for i in range(n)]
+        hessian = [
+            [(RIDGE / scale**2 * count if i == j else 0.0) for j in range(n)] for i in range(n)
+        ]
+        for x, y in zip(xs, ys, strict=True):
+            p = _sigmoid(sum(a * b for a, b in zip(x, w, strict=True)) / scale)
+            g = (p - y) / scale
+            h = p * (1 - p) / scale**2
+            for i in range(n):
+                if x[i]:
+                    gradient[i] += g * x[i]
+                    hx = h * x[i]
+                    row = hessian[i]
+                    for j in range(n):
+                        if x[j]:
+                            row[j] += hx * x[j]
+        step = _solve(hessian, gradient)
+        w = [wi - si for wi, si in zip(w, step, strict=True)]
+        if max(abs(s) for s in step) < 0.05:
+            break
+    return w
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("games", type=Path)
+    parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument("--out", type=Path, default=EVALUATION_FILE)
+    parser.add_argument(
+        "--hold-out", type=float, default=0.2, help="share of positions kept for the check"
+    )
+    args = parser.parse_args()
+    began = time.monotonic()
+    base = load(EVALUATION_FILE)
+    xs, ys, games = samples(args.games, args.seed)
+    cut = int(len(xs) * (1 - args.hold_out))
+    order = list(range(len(xs)))
+    random.Random(args.seed).shuffle(order)
+    train = [order[i] for i in range(cut)]
+    check = [order[i] for i in range(cut, len(xs))]
+    txs, tys = [xs[i] for i in train], [ys[i] for i in train]
+    cxs, cys = [xs[i] for i in check], [ys[i] for i in check]
+    w0 = as_vector(base)
+    scale = fit_scale(txs, tys, w0)
+    before = log_loss(cxs, cys, w0, scale)
+    fitted = as_weights(fit_weights(txs, tys, w0, scale), base)
+    after = log_loss(cxs, cys, as_vector(fitted), scale)
+    print(
+        f"{games} games, {len(xs)} quiet positions ({len(txs)} fitted, {len(cxs)} held out); "
+        f"scale {scale:.0f}; held-out log loss {before:.4f} -> {after:.4f}; "
+        f"{time.monotonic() - began:.0f} s"
+    )
+    record = {
+        "pattern_worth": dict(zip(PATTERN_NAMES, fitted.pattern_worth, strict=True)),
+        "kind_bonus": dict(zip(KIND_NAMES, fitted.kind_bonus, strict=True)),
+        "tempo": fitted.tempo,
+        "fitted": {
+            "command": f"bench/tune.py {args.games.name} --seed {args.seed}",
+            "games": games,
+            "positions": len(xs),
+            "held_out": len(cxs),
+            "scale": round(scale, 1),
+            "held_out_log_loss": {"before": round(before, 5), "after": round(after, 5)},
+            "from": {
+                "pattern_worth": dict(zip(PATTERN_NAMES, base.pattern_worth, strict=True)),
+                "kind_bonus": dict(zip(KIND_NAMES, base.kind_bonus, strict=True)),
+                "tempo": base.tempo,
+            },
+        },
+    }
+    args.out.write_text(json.dumps(record, indent=2) + "\n")
+    print(json.dumps({k: record[k] for k in ("pattern_worth", "kind_bonus", "tempo")}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""The big boards' evaluation weights: a data file (``evaluation.json``, fitted
+to game results by ``bench/tune.py``), read once and handed to the compiled
+core by ``search.py`` at import, before any search.
+
+The evaluation itself is the core's (``core/big/board.c`` states it): a worth
+per line pattern, a bonus per kind of cell, and a tempo. Nothing else reads
+the weights; the file also records how they were fitted.
+
+>>> weights = load(EVALUATION_FILE)
+>>> len(weights.pattern_worth), len(weights.kind_bonus), weights.pattern_worth[0]
+(10, 9, 0)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from service.engine import _core
+
+EVALUATION_FILE = Path(__file__).with_name("evaluation.json")
+PATTERN_NAMES = ("dead", "b1", "f1", "b2", "f2", "b3", "f3", "b4", "f4", "five")
+KIND_NAMES = ("quiet", "f2", "b3", "f3", "b4", "f3f3", "b4f3", "flex4", "five")
+
+
+@dataclass(frozen=True)
+class Weights:
+    pattern_worth: tuple[int, ...]  # by pattern, PATTERN_NAMES' order
+    kind_bonus: tuple[int, ...]  # by kind, KIND_NAMES' order
+    tempo: int
+
+
+def load(path: Path) -> Weights:
+    """The weights of an evaluation file; ValueError names what is wrong."""
+    try:
+        record = json.loads(path.read_text())
+        pattern = tuple(int(record["pattern_worth"][name]) for name in PATTERN_NAMES)
+        kind = tuple(int(record["kind_bonus"][name]) for name in KIND_NAMES)
+        tempo = int(record["tempo"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not an evaluation file ({error!r})") from error
+    return Weights(pattern, kind, tempo)
+
+
+def apply(weights: Weights) -> None:
+    """Make ``weights`` the core's: only before any search (see board.h)."""
+    _core.set_evaluation(weights.pattern_worth, weights.kind_bonus, weights.tempo)
