@@ -168,8 +168,10 @@ def fit_weights(
     w0: Sequence[float],
     scale: float,
     iterations: int = 12,
+    fixed: Sequence[int] = (),
 ) -> list[float]:
-    """Newton's method on the ridge-penalised log-likelihood, in evaluation units."""
+    """Newton's method on the ridge-penalised log-likelihood, in evaluation
+    units; the weights at the indices ``fixed`` keep their values."""
     n = len(w0)
     w = list(w0)
     count = len(xs)
@@ -190,6 +192,11 @@ def fit_weights(
                     for j in range(n):
                         if x[j]:
                             row[j] += hx * x[j]
+        for i in fixed:  # no step: a row and a column of the identity
+            gradient[i] = 0.0
+            for j in range(n):
+                hessian[i][j] = hessian[j][i] = 0.0
+            hessian[i][i] = 1.0
         step = _solve(hessian, gradient)
         w = [wi - si for wi, si in zip(w, step, strict=True)]
         if max(abs(s) for s in step) < 0.05:
@@ -205,6 +212,11 @@ def main() -> int:
     parser.add_argument(
         "--hold-out", type=float, default=0.2, help="share of positions kept for the check"
     )
+    parser.add_argument(
+        "--free-tempo",
+        action="store_true",
+        help="fit the tempo too (by default it keeps its value: see docs/strength.md)",
+    )
     args = parser.parse_args()
     began = time.monotonic()
     base = load(EVALUATION_FILE)
@@ -219,7 +231,8 @@ def main() -> int:
     w0 = as_vector(base)
     scale = fit_scale(txs, tys, w0)
     before = log_loss(cxs, cys, w0, scale)
-    fitted = as_weights(fit_weights(txs, tys, w0, scale), base)
+    fixed = () if args.free_tempo else (len(w0) - 1,)
+    fitted = as_weights(fit_weights(txs, tys, w0, scale, fixed=fixed), base)
     after = log_loss(cxs, cys, as_vector(fitted), scale)
     print(
         f"{games} games, {len(xs)} quiet positions ({len(txs)} fitted, {len(cxs)} held out); "
@@ -231,7 +244,8 @@ def main() -> int:
         "kind_bonus": dict(zip(KIND_NAMES, fitted.kind_bonus, strict=True)),
         "tempo": fitted.tempo,
         "fitted": {
-            "command": f"bench/tune.py {args.games.name} --seed {args.seed}",
+            "command": f"bench/tune.py {args.games.name} --seed {args.seed}"
+            + (" --free-tempo" if args.free_tempo else ""),
             "games": games,
             "positions": len(xs),
             "held_out": len(cxs),
