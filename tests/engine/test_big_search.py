@@ -250,3 +250,15 @@ def test_the_empty_board_opens_in_the_centre() -> None:
     for size in (15, 20):
         analysis = Engine(node_budget=2_000).analyze(Board.empty(size, size))
         assert analysis.best_moves == (size // 2 * size + size // 2,)
+
+
+def test_depth_one_keeps_the_leaves_threat_searches_short() -> None:
+    """Depth 1 completes whatever the budget (an answer needs it), but its
+    leaves' searches for continuous fours keep their own small allowance: in
+    this 43-stone position from a brain's game, depth 1 once ran 841,467 nodes
+    (1.2 s past a 250 ms deadline), where it takes about 7,000."""
+    moves = [113, 82, 124, 140, 142, 81, 126, 110, 125, 127, 83, 68, 96, 67, 122, 123, 97, 69]
+    moves += [66, 95, 109, 139, 143, 53, 39, 128, 141, 157, 80, 94, 129, 145, 107, 93, 92, 71]
+    moves += [70, 137, 108, 64, 138, 154, 98]
+    analysis = Engine(node_budget=1).analyze(Board.from_moves(moves, rows=15))
+    assert analysis.depth == 1 and analysis.nodes < 20_000

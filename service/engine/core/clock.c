@@ -114,6 +114,14 @@ PyTypeObject ControlType = {
 uint64_t
 allow(Clock *c, uint64_t allowance)
 {
+    if (c->unlimited) {
+        uint64_t saved = c->allowance;
+        uint64_t end = allowance < UINT64_MAX - c->nodes ? c->nodes + allowance : UINT64_MAX;
+        if (saved == 0 || end < saved) {
+            c->allowance = end;
+        }
+        return saved;
+    }
     uint64_t limit = c->limit;
     /* (Saturating: nodes + allowance may not fit in 64 bits.) */
     if (c->nodes < limit && allowance < limit - c->nodes) {
@@ -125,6 +133,13 @@ allow(Clock *c, uint64_t allowance)
 void
 unallow(Clock *c, uint64_t limit)
 {
+    if (c->unlimited) {
+        if (c->stop == STOP_BUDGET && (limit == 0 || c->nodes < limit)) {
+            c->stop = STOP_NONE;
+        }
+        c->allowance = limit;
+        return;
+    }
     if (c->stop == STOP_BUDGET && c->nodes < limit) {
         c->stop = STOP_NONE;
     }

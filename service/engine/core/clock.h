@@ -31,7 +31,9 @@ typedef struct {
     uint64_t nodes;     /* nodes visited so far */
     uint64_t limit;     /* the node count at which the search stops (STOP_BUDGET) */
     int stop;           /* why the search stopped (STOP_*), STOP_NONE while it runs */
-    int unlimited;      /* count nodes but never stop (the estimates' depth 1) */
+    int unlimited;      /* count nodes, deaf to the deadline and the limit (the estimates'
+                           depth 1), but not to a sub-search's allowance: */
+    uint64_t allowance; /* while unlimited, the node count an allow() ends at; 0: none */
     int64_t phase_ns;   /* a phase's own time limit (allow_time()); 0: none */
 } Clock;
 
@@ -48,6 +50,10 @@ static inline int
 count_node(Clock *c)
 {
     if (c->unlimited) {
+        if (c->allowance != 0 && c->nodes >= c->allowance) {
+            c->stop = STOP_BUDGET; /* the allowance's: unallow() clears it */
+            return 1;
+        }
         c->nodes++;
         return 0;
     }
@@ -79,7 +85,10 @@ count_node(Clock *c)
 
 /* A sub-search that may spend at most ``allowance`` more nodes: allow()
  * lowers the limit and returns the one to restore, unallow() restores it and
- * clears a budget stop that was the allowance's, not the search's. */
+ * clears a budget stop that was the allowance's, not the search's. In an
+ * unlimited stretch the allowance holds all the same (a leaf's short threat
+ * search stays short at depth 1): allow() and unallow() then set and restore
+ * ``allowance`` instead of the limit. */
 uint64_t allow(Clock *c, uint64_t allowance);
 void unallow(Clock *c, uint64_t limit);
 
