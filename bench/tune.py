@@ -6,11 +6,12 @@ evaluation's own features, written to ``service/engine/evaluation.json``.
 
 The evaluation (core/big/board.c) is linear in its weights: for the side to
 move, the sum over empty cells and directions of PATTERN_WORTH[pattern], plus
-KIND_BONUS[kind] per cell, less the same for the other side, plus TEMPO. So
-each position's features are the differences of the counts (its patterns per
-pattern, its cells per kind) and a constant, and the evaluation is their dot
-product with the weights (``features()``; tests/bench/test_tune.py checks it
-against the core's own evaluation on random positions).
+KIND_BONUS[kind] per cell, less the same for the other side with the other
+side's weights, plus TEMPO. So each position's features are the counts (the
+side to move's patterns per pattern and cells per kind, and the other side's,
+negated) and a constant, and the evaluation is their dot product with the
+weights (``features()``; tests/bench/test_tune.py checks it against the
+core's own evaluation on random positions).
 
 The model is P(the side to move wins) = 1 / (1 + exp(-evaluation / SCALE)),
 as in "Texel" tuning: SCALE is first fitted with the weights in force, then
@@ -45,8 +46,8 @@ RIDGE = 0.01  # per position, in units of (weight / SCALE)^2: a nudge, not a pri
 
 def features(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) -> list[int] | None:
     """The position's features for the side to move (see the module's
-    docstring): counts per fitted pattern, per fitted kind, and 1; None
-    when the position is not quiet."""
+    docstring): its counts per fitted pattern and per fitted kind, the other
+    side's negated, and 1; None when the position is not quiet."""
     cells, sets, _, _ = _core.big_board(rows, cols, k, exact, moves)
     if any(sets[i] for i in range(4)):  # five points, open four points
         return None
@@ -62,8 +63,10 @@ def features(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) ->
             kinds[side][cell[2 + side]] += 1
     them = 1 - me
     return [
-        *(patterns[me][p] - patterns[them][p] for p in FITTED_PATTERNS),
-        *(kinds[me][k] - kinds[them][k] for k in FITTED_KINDS),
+        *(patterns[me][p] for p in FITTED_PATTERNS),
+        *(kinds[me][k] for k in FITTED_KINDS),
+        *(-patterns[them][p] for p in FITTED_PATTERNS),
+        *(-kinds[them][k] for k in FITTED_KINDS),
         1,
     ]
 
@@ -72,18 +75,29 @@ def as_vector(weights: Weights) -> list[float]:
     return [
         *(float(weights.pattern_worth[p]) for p in FITTED_PATTERNS),
         *(float(weights.kind_bonus[k]) for k in FITTED_KINDS),
+        *(float(weights.pattern_worth_other[p]) for p in FITTED_PATTERNS),
+        *(float(weights.kind_bonus_other[k]) for k in FITTED_KINDS),
         float(weights.tempo),
     ]
 
 
 def as_weights(vector: Sequence[float], base: Weights) -> Weights:
-    pattern = list(base.pattern_worth)
-    kind = list(base.kind_bonus)
-    for i, p in enumerate(FITTED_PATTERNS):
-        pattern[p] = round(vector[i])
-    for i, k in enumerate(FITTED_KINDS):
-        kind[k] = round(vector[len(FITTED_PATTERNS) + i])
-    return Weights(tuple(pattern), tuple(kind), round(vector[-1]))
+    def fitted(
+        values: Sequence[float], start: int, into: tuple[int, ...], at: range
+    ) -> tuple[int, ...]:
+        out = list(into)
+        for i, index in enumerate(at):
+            out[index] = round(values[start + i])
+        return tuple(out)
+
+    half = len(FITTED_PATTERNS) + len(FITTED_KINDS)
+    return Weights(
+        fitted(vector, 0, base.pattern_worth, FITTED_PATTERNS),
+        fitted(vector, len(FITTED_PATTERNS), base.kind_bonus, FITTED_KINDS),
+        round(vector[-1]),
+        fitted(vector, half, base.pattern_worth_other, FITTED_PATTERNS),
+        fitted(vector, half + len(FITTED_PATTERNS), base.kind_bonus_other, FITTED_KINDS),
+    )
 
 
 def samples(games_file: Path, seed: int) -> tuple[list[list[int]], list[float], int]:
@@ -242,6 +256,8 @@ def main() -> int:
     record = {
         "pattern_worth": dict(zip(PATTERN_NAMES, fitted.pattern_worth, strict=True)),
         "kind_bonus": dict(zip(KIND_NAMES, fitted.kind_bonus, strict=True)),
+        "pattern_worth_other": dict(zip(PATTERN_NAMES, fitted.pattern_worth_other, strict=True)),
+        "kind_bonus_other": dict(zip(KIND_NAMES, fitted.kind_bonus_other, strict=True)),
         "tempo": fitted.tempo,
         "fitted": {
             "command": f"bench/tune.py {args.games.name} --seed {args.seed}"
@@ -254,12 +270,17 @@ def main() -> int:
             "from": {
                 "pattern_worth": dict(zip(PATTERN_NAMES, base.pattern_worth, strict=True)),
                 "kind_bonus": dict(zip(KIND_NAMES, base.kind_bonus, strict=True)),
+                "pattern_worth_other": dict(
+                    zip(PATTERN_NAMES, base.pattern_worth_other, strict=True)
+                ),
+                "kind_bonus_other": dict(zip(KIND_NAMES, base.kind_bonus_other, strict=True)),
                 "tempo": base.tempo,
             },
         },
     }
     args.out.write_text(json.dumps(record, indent=2) + "\n")
-    print(json.dumps({k: record[k] for k in ("pattern_worth", "kind_bonus", "tempo")}))
+    weights = ("pattern_worth", "kind_bonus", "pattern_worth_other", "kind_bonus_other", "tempo")
+    print(json.dumps({k: record[k] for k in weights}))
     return 0
 
 

@@ -99,5 +99,10 @@ def big_board(
     tuple[int, int],
 ]: ...
 def set_evaluation(
-    pattern_worth: Sequence[int], kind_bonus: Sequence[int], tempo: int, /
+    pattern_worth: Sequence[int],
+    kind_bonus: Sequence[int],
+    pattern_worth_other: Sequence[int],
+    kind_bonus_other: Sequence[int],
+    tempo: int,
+    /,
 ) -> None: ...

@@ -26,23 +26,41 @@ KIND_NAMES = ("quiet", "f2", "b3", "f3", "b4", "f3f3", "b4f3", "flex4", "five")
 
 @dataclass(frozen=True)
 class Weights:
-    pattern_worth: tuple[int, ...]  # by pattern, PATTERN_NAMES' order
-    kind_bonus: tuple[int, ...]  # by kind, KIND_NAMES' order
+    """Worth per pattern (PATTERN_NAMES' order) and bonus per kind
+    (KIND_NAMES' order) of the side to move's cells, and of the other side's
+    (``*_other``), and the tempo."""
+
+    pattern_worth: tuple[int, ...]
+    kind_bonus: tuple[int, ...]
     tempo: int
+    pattern_worth_other: tuple[int, ...]
+    kind_bonus_other: tuple[int, ...]
 
 
 def load(path: Path) -> Weights:
-    """The weights of an evaluation file; ValueError names what is wrong."""
+    """The weights of an evaluation file (where it has no ``*_other`` weights,
+    the other side's cells are worth what the mover's are); ValueError names
+    what is wrong."""
     try:
         record = json.loads(path.read_text())
         pattern = tuple(int(record["pattern_worth"][name]) for name in PATTERN_NAMES)
         kind = tuple(int(record["kind_bonus"][name]) for name in KIND_NAMES)
+        other = record.get("pattern_worth_other", record["pattern_worth"])
+        pattern_other = tuple(int(other[name]) for name in PATTERN_NAMES)
+        other = record.get("kind_bonus_other", record["kind_bonus"])
+        kind_other = tuple(int(other[name]) for name in KIND_NAMES)
         tempo = int(record["tempo"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"{path}: not an evaluation file ({error!r})") from error
-    return Weights(pattern, kind, tempo)
+    return Weights(pattern, kind, tempo, pattern_other, kind_other)
 
 
 def apply(weights: Weights) -> None:
     """Make ``weights`` the core's: only before any search (see board.h)."""
-    _core.set_evaluation(weights.pattern_worth, weights.kind_bonus, weights.tempo)
+    _core.set_evaluation(
+        weights.pattern_worth,
+        weights.kind_bonus,
+        weights.pattern_worth_other,
+        weights.kind_bonus_other,
+        weights.tempo,
+    )

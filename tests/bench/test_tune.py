@@ -55,6 +55,8 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
             (0, *(rng.randint(-300, 300) for _ in range(8)), 600),
             (0, *(rng.randint(-500, 500) for _ in range(7)), 0),
             rng.randint(-50, 50),
+            (0, *(rng.randint(-300, 300) for _ in range(8)), 600),
+            (0, *(rng.randint(-500, 500) for _ in range(7)), 0),
         )
     evaluation.apply(weights)
     try:
@@ -112,17 +114,20 @@ def test_an_evaluation_file_is_checked(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("pattern", "kind", "tempo", "message"),
+    ("pattern", "kind", "other", "tempo", "message"),
     [
-        ([0] * 9, [0] * 9, 0, "pattern_worth must have 10 items"),
-        ([0] * 10, [0] * 10, 0, "kind_bonus must have 9 items"),
-        ([0] * 9 + [2001], [0] * 9, 0, "within"),
-        ([0] * 10, [0] * 8 + [-2001], 0, "within"),
-        ([0] * 10, [0] * 9, 2**40, "greater than maximum|within"),
+        ([0] * 9, [0] * 9, [0] * 10, 0, "pattern_worth must have 10 items"),
+        ([0] * 10, [0] * 10, [0] * 10, 0, "kind_bonus must have 9 items"),
+        ([0] * 10, [0] * 9, [0] * 11, 0, "pattern_worth_other must have 10 items"),
+        ([0] * 9 + [2001], [0] * 9, [0] * 10, 0, "within"),
+        ([0] * 10, [0] * 8 + [-2001], [0] * 10, 0, "within"),
+        ([0] * 10, [0] * 9, [0] * 9 + [2001], 0, "within"),
+        ([0] * 10, [0] * 9, [0] * 10, 2001, "within"),
+        ([0] * 10, [0] * 9, [0] * 10, 2**40, "greater than maximum|within"),
     ],
 )
 def test_weights_out_of_range_are_refused(
-    pattern: list[int], kind: list[int], tempo: int, message: str
+    pattern: list[int], kind: list[int], other: list[int], tempo: int, message: str
 ) -> None:
     with pytest.raises((ValueError, OverflowError), match=message):
-        _core.set_evaluation(pattern, kind, tempo)
+        _core.set_evaluation(pattern, kind, other, [0] * 9, tempo)

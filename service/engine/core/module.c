@@ -650,16 +650,19 @@ read_ints(PyObject *obj, int count, int *out, const char *what)
 static PyObject *
 core_set_evaluation(PyObject *Py_UNUSED(module), PyObject *args)
 {
-    PyObject *pattern_arg, *kind_arg;
-    int pattern[PATTERNS], kind[KINDS], tempo;
-    if (!PyArg_ParseTuple(args, "OOi", &pattern_arg, &kind_arg, &tempo)) {
+    PyObject *pattern_arg, *kind_arg, *pattern_other_arg, *kind_other_arg;
+    int pattern[2][PATTERNS], kind[2][KINDS], tempo;
+    if (!PyArg_ParseTuple(args, "OOOOi", &pattern_arg, &kind_arg, &pattern_other_arg,
+                          &kind_other_arg, &tempo)) {
         return NULL;
     }
-    if (read_ints(pattern_arg, PATTERNS, pattern, "pattern_worth") < 0 ||
-        read_ints(kind_arg, KINDS, kind, "kind_bonus") < 0) {
+    if (read_ints(pattern_arg, PATTERNS, pattern[0], "pattern_worth") < 0 ||
+        read_ints(kind_arg, KINDS, kind[0], "kind_bonus") < 0 ||
+        read_ints(pattern_other_arg, PATTERNS, pattern[1], "pattern_worth_other") < 0 ||
+        read_ints(kind_other_arg, KINDS, kind[1], "kind_bonus_other") < 0) {
         return NULL;
     }
-    if (big_set_evaluation(pattern, kind, tempo) < 0) {
+    if (big_set_evaluation((const int(*)[PATTERNS])pattern, (const int(*)[KINDS])kind, tempo) < 0) {
         PyErr_Format(PyExc_ValueError, "every weight must be within +-%d", EVALUATION_WEIGHT_LIMIT);
         return NULL;
     }
@@ -668,8 +671,9 @@ core_set_evaluation(PyObject *Py_UNUSED(module), PyObject *args)
 
 static PyMethodDef core_methods[] = {
     {"set_evaluation", (PyCFunction)core_set_evaluation, METH_VARARGS,
-     "set_evaluation(pattern_worth, kind_bonus, tempo, /): the big boards' evaluation weights\n"
-     "(a worth per pattern, a bonus per kind, the tempo; see core/big/board.c). Only before any\n"
+     "set_evaluation(pattern_worth, kind_bonus, pattern_worth_other, kind_bonus_other, tempo, /):\n"
+     "the big boards' evaluation weights (a worth per pattern and a bonus per kind, for the side to\n"
+     "move's cells and the other side's, and the tempo; see core/big/board.c). Only before any\n"
      "search: the module calls it once, at import, with service/engine/evaluation.json."},
     {"big_board", (PyCFunction)core_big_board, METH_VARARGS,
      "big_board(rows, cols, k, exact, moves) -> (cells, sets, evaluation, worth_sums): the\n"

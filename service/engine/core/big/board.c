@@ -4,22 +4,27 @@
  *
  * The evaluation, stated once: each empty cell is worth, to each side, the
  * sum over its four directions of PATTERN_WORTH[pattern], plus KIND_BONUS
- * for the combinations that win by force when left alone (two open threes, a
- * four and an open three, an open four). The position is worth, to the side
- * to move, what its cells are worth to it less what they are worth to the
- * other side, plus a tempo for having the move. search.c squashes it into an
- * estimate strictly between -0.9 and 0.9.
+ * for its kind (what its four patterns make together), with one set of
+ * weights for the side to move's cells and another for the other side's (a
+ * threat is worth more to the side that can make it now). The position is
+ * worth, to the side to move, what its cells are worth to it less what they
+ * are worth to the other side, plus a tempo for having the move. search.c
+ * squashes it into an estimate strictly between -0.9 and 0.9.
  */
 #include "board.h"
 
-/* The weights, hand-set until big_set_evaluation() replaces them with the
+/* The weights, [0] the side to move's cells, [1] the other side's: hand-set
+ * (the same for both) until big_set_evaluation() replaces them with the
  * fitted ones (service/engine/evaluation.json, at import). */
-static int16_t PATTERN_WORTH[PATTERNS] = {
-    [P_DEAD] = 0, [P_B1] = 1,  [P_F1] = 3,  [P_B2] = 6,  [P_F2] = 14,
-    [P_B3] = 20,  [P_F3] = 60, [P_B4] = 55, [P_F4] = 200, [P_FIVE] = 600,
+static int16_t PATTERN_WORTH[2][PATTERNS] = {
+    {[P_DEAD] = 0, [P_B1] = 1, [P_F1] = 3, [P_B2] = 6, [P_F2] = 14, [P_B3] = 20, [P_F3] = 60,
+     [P_B4] = 55, [P_F4] = 200, [P_FIVE] = 600},
+    {[P_DEAD] = 0, [P_B1] = 1, [P_F1] = 3, [P_B2] = 6, [P_F2] = 14, [P_B3] = 20, [P_F3] = 60,
+     [P_B4] = 55, [P_F4] = 200, [P_FIVE] = 600},
 };
-static int16_t KIND_BONUS[KINDS] = {
-    [K_F3F3] = 150, [K_B4F3] = 250, [K_FLEX4] = 400,
+static int16_t KIND_BONUS[2][KINDS] = {
+    {[K_F3F3] = 150, [K_B4F3] = 250, [K_FLEX4] = 400},
+    {[K_F3F3] = 150, [K_B4F3] = 250, [K_FLEX4] = 400},
 };
 static int TEMPO = 25;
 
@@ -34,10 +39,11 @@ fill_combinations(void)
 {
     for (int index = 0; index < COMBINATIONS; index++) {
         int counts[PATTERNS] = {0};
-        int worth = 0;
+        int worth = 0, worth_other = 0;
         for (int d = 0, rest = index; d < 4; d++, rest /= PATTERNS) {
             counts[rest % PATTERNS]++;
-            worth += PATTERN_WORTH[rest % PATTERNS];
+            worth += PATTERN_WORTH[0][rest % PATTERNS];
+            worth_other += PATTERN_WORTH[1][rest % PATTERNS];
         }
         int fours = counts[P_B4] + counts[P_F4], threes = counts[P_F3];
         int kind = K_QUIET;
@@ -66,7 +72,8 @@ fill_combinations(void)
             kind = K_F2;
         }
         combinations[index].kind = (uint8_t)kind;
-        combinations[index].worth = (int16_t)(worth + KIND_BONUS[kind]);
+        combinations[index].worth = (int16_t)(worth + KIND_BONUS[0][kind]);
+        combinations[index].worth_other = (int16_t)(worth_other + KIND_BONUS[1][kind]);
         combinations[index].sets = (uint8_t)((kind == K_FIVE ? IN_FIVE : 0) |
                                          (kind == K_FLEX4 ? IN_FLEX4 : 0) |
                                          (kind == K_FLEX4 || kind == K_B4F3 || kind == K_B4 ? IN_FOUR
@@ -76,27 +83,35 @@ fill_combinations(void)
     combinations_ready = 1;
 }
 
-int
-big_set_evaluation(const int pattern_worth[PATTERNS], const int kind_bonus[KINDS], int tempo)
+static int
+within_limit(const int *weights, int count)
 {
-    for (int p = 0; p < PATTERNS; p++) {
-        if (pattern_worth[p] < -EVALUATION_WEIGHT_LIMIT || pattern_worth[p] > EVALUATION_WEIGHT_LIMIT) {
+    for (int i = 0; i < count; i++) {
+        if (weights[i] < -EVALUATION_WEIGHT_LIMIT || weights[i] > EVALUATION_WEIGHT_LIMIT) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int
+big_set_evaluation(const int pattern_worth[2][PATTERNS], const int kind_bonus[2][KINDS], int tempo)
+{
+    for (int side = 0; side < 2; side++) {
+        if (!within_limit(pattern_worth[side], PATTERNS) || !within_limit(kind_bonus[side], KINDS)) {
             return -1;
         }
     }
-    for (int k = 0; k < KINDS; k++) {
-        if (kind_bonus[k] < -EVALUATION_WEIGHT_LIMIT || kind_bonus[k] > EVALUATION_WEIGHT_LIMIT) {
-            return -1;
-        }
-    }
-    if (tempo < -EVALUATION_WEIGHT_LIMIT || tempo > EVALUATION_WEIGHT_LIMIT) {
+    if (!within_limit(&tempo, 1)) {
         return -1;
     }
-    for (int p = 0; p < PATTERNS; p++) {
-        PATTERN_WORTH[p] = (int16_t)pattern_worth[p];
-    }
-    for (int k = 0; k < KINDS; k++) {
-        KIND_BONUS[k] = (int16_t)kind_bonus[k];
+    for (int side = 0; side < 2; side++) {
+        for (int p = 0; p < PATTERNS; p++) {
+            PATTERN_WORTH[side][p] = (int16_t)pattern_worth[side][p];
+        }
+        for (int k = 0; k < KINDS; k++) {
+            KIND_BONUS[side][k] = (int16_t)kind_bonus[side][k];
+        }
     }
     TEMPO = tempo;
     fill_combinations();
@@ -251,6 +266,7 @@ forget_cell(BigBoard *b, int cell)
     for (int s = 0; s < 2; s++) {
         const Combination *c = &combinations[b->combo[cell][s]];
         b->worth_sum[s] -= c->worth;
+        b->other_sum[s] -= c->worth_other;
         move_sets(b, cell, s, c->sets, 0);
     }
 }
@@ -263,6 +279,7 @@ count_cell(BigBoard *b, int cell)
         int index = combination(b->pattern[cell][s]);
         b->combo[cell][s] = (uint16_t)index;
         b->worth_sum[s] += combinations[index].worth;
+        b->other_sum[s] += combinations[index].worth_other;
         move_sets(b, cell, s, 0, combinations[index].sets);
     }
 }
@@ -281,6 +298,7 @@ repattern(BigBoard *b, int cell, int s, int d, int now)
     b->combo[cell][s] = (uint16_t)after;
     const Combination *was = &combinations[before], *is = &combinations[after];
     b->worth_sum[s] += is->worth - was->worth;
+    b->other_sum[s] += is->worth_other - was->worth_other;
     move_sets(b, cell, s, was->sets, is->sets);
 }
 
@@ -427,5 +445,5 @@ int
 big_evaluate(const BigBoard *b)
 {
     int me = b->side;
-    return b->worth_sum[me] - b->worth_sum[!me] + TEMPO;
+    return b->worth_sum[me] - b->other_sum[!me] + TEMPO;
 }

@@ -137,7 +137,8 @@ int big_shape_init(BigShape *sh, int rows, int cols, int k, int exact);
 
 /* The running sums and the sets of cells (see above), kept as one block. */
 #define BIG_SUMS                                                                                   \
-    int32_t worth_sum[2];                                                                          \
+    int32_t worth_sum[2]; /* as the side to move's cells */                                      \
+    int32_t other_sum[2]; /* as the other side's */                                                \
     Cells five[2], flex4[2], four[2], three[2];
 typedef struct {
     BIG_SUMS
@@ -189,7 +190,8 @@ typedef struct {
  * it belongs to (IN_*), its worth. One table of PATTERNS^4 entries. */
 enum { IN_FIVE = 1, IN_FLEX4 = 2, IN_FOUR = 4, IN_THREE = 8 };
 typedef struct {
-    int16_t worth;
+    int16_t worth;       /* to the side to move: the evaluation's, and the move order's */
+    int16_t worth_other; /* to the side not to move */
     uint8_t kind;
     uint8_t sets;
 } Combination;
@@ -231,12 +233,14 @@ void big_undo(BigBoard *b, int cell);
 int big_evaluate(const BigBoard *b);
 
 /* Replace the evaluation's weights: a worth per pattern (PATTERNS), a bonus
- * per kind (KINDS) and the tempo, each within +-EVALUATION_WEIGHT_LIMIT (so
- * that a cell's worth fits its int16 and no sum overflows); -1 if one is
- * not. Only before any board is made: boards keep running sums of the
- * weights they were made with. Called with the GIL held, at import. */
+ * per kind (KINDS), each for the side to move's cells [0] and the other
+ * side's [1], and the tempo, each within +-EVALUATION_WEIGHT_LIMIT (so that a
+ * cell's worth fits its int16 and no sum overflows); -1 if one is not. Only
+ * before any board is made: boards keep running sums of the weights they
+ * were made with. Called with the GIL held, at import. */
 #define EVALUATION_WEIGHT_LIMIT 2000
-int big_set_evaluation(const int pattern_worth[PATTERNS], const int kind_bonus[KINDS], int tempo);
+int big_set_evaluation(const int pattern_worth[2][PATTERNS], const int kind_bonus[2][KINDS],
+                       int tempo);
 
 /* The position's key in the shared table (its entries are ENTRY_BIG, apart
  * from the small boards'); the top bit keeps the first word from 0, an empty
