@@ -138,7 +138,6 @@ static_value(const BigBoard *b)
     return v >= ESTIMATE_LIMIT ? ESTIMATE_LIMIT - 1 : v <= -ESTIMATE_LIMIT ? -ESTIMATE_LIMIT + 1 : v;
 }
 
-
 BigSearch *
 big_search_new(void)
 {
