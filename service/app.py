@@ -3,7 +3,8 @@
 ``create_app(settings)`` builds an app; the module attribute ``app`` (built on
 first access, from the environment) is what ``uvicorn service.app:app`` serves.
 Middleware, outermost first: request observation (id, access log, metrics),
-CORS, the request guard (bodies, HEAD, unexpected errors).
+CORS, the per-client limits on ``/v1`` (who the client is, its bucket, the
+RateLimit headers), the request guard (bodies, HEAD, unexpected errors).
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ from fastapi.staticfiles import StaticFiles
 from service import __version__
 from service.api import routes, system
 from service.api.guards import RequestGuard
+from service.api.limits import (
+    Buckets,
+    ClientLimits,
+    Identify,
+    Limits,
+    RedisBuckets,
+    parse_networks,
+)
 from service.api.metrics import Metrics
 from service.api.observe import RequestObserver, configure_access_log
 from service.api.openapi import install_openapi
@@ -47,6 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         answer_entries=settings.answer_entries,
     )
     replays = AnswerCache(settings.response_cache_entries)
+    limits = build_limits(settings)
     solver = Solver(
         engine,
         search_threads=settings.search_threads,
@@ -54,8 +64,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         batch_node_budget=settings.batch_node_budget,
         search_deadline_ms=settings.search_deadline_ms,
         batch_deadline_ms=settings.batch_deadline_ms,
+        limits=limits,
     )
-    metrics = Metrics(engine, replays, solver.admission)
+    metrics = Metrics(engine, replays, solver.admission, limits)
     engine.observer = metrics.observe_search
 
     @asynccontextmanager
@@ -66,6 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.stopping = True
         if warm_up is not None:
             await warm_up
+        if isinstance(limits.store, RedisBuckets):
+            await limits.store.close()
 
     app = FastAPI(
         title="tictactoe-service",
@@ -83,6 +96,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     state.settings = settings
     state.engine = engine
     state.solver = solver
+    state.limits = limits
     state.metrics = metrics
     state.ready = False
     state.stopping = False
@@ -105,18 +119,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         replayable_paths=frozenset({routes.MOVE_PATH, routes.ANALYSIS_PATH}),
         on_replay=metrics.observe_replay,
     )
+    app.add_middleware(ClientLimits, limits=limits)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origin_list,
         allow_credentials=False,
         allow_methods=["GET", "POST"],
-        allow_headers=["Content-Type", "If-None-Match", "X-Request-ID"],
-        expose_headers=["ETag", "X-Request-ID"],
+        allow_headers=["Content-Type", "If-None-Match", "X-Request-ID", "X-API-Key"],
+        expose_headers=["ETag", "X-Request-ID", "RateLimit", "RateLimit-Policy", "Retry-After"],
         max_age=600,
     )
     app.add_middleware(RequestObserver, metrics=metrics)
     configure_access_log(settings.log_level)
     return app
+
+
+def build_limits(settings: Settings) -> Limits:
+    """Who clients are and where their buckets live, from the settings."""
+    memory = Buckets(settings.rate_limit_clients)
+    store: Buckets | RedisBuckets = memory
+    if settings.rate_limit_store != "memory":
+        store = RedisBuckets(settings.rate_limit_store, fallback=memory)
+    identify = Identify(
+        settings.anonymous_quota,
+        settings.api_keys,
+        parse_networks(settings.trusted_proxies),
+        settings.require_api_key,
+    )
+    return Limits(identify, store)
 
 
 async def _solve_at_start_up(app: FastAPI) -> None:

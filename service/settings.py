@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from service.api.limits import ANONYMOUS_POLICY, Quota, load_keys, parse_networks
 from service.engine import DEFAULT_NODE_BUDGET, DEFAULT_TABLE_BYTES
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -110,6 +111,76 @@ class Settings(BaseSettings):
         le=1_000_000_000,
         description="Nodes one batch may search in all; later items get small budgets.",
     )
+
+    # Per-client limits (service/api/limits.py, docs/api.md#rate-limits).
+    rate_limit_rate: float = Field(
+        20.0,
+        ge=0,
+        le=1_000_000,
+        description="Work units a second into each client's bucket (0: no rate limit). "
+        "A request costs 1, a search cells x seconds / 10 more.",
+    )
+    rate_limit_burst: int = Field(
+        400, ge=1, le=10_000_000, description="Work units a client's bucket holds."
+    )
+    client_searches: int = Field(
+        4,
+        ge=0,
+        le=10_000,
+        description="Searches one client may have running or waiting at once (0: no cap).",
+    )
+    rate_limit_clients: int = Field(
+        10_000,
+        ge=100,
+        le=10_000_000,
+        description="Clients whose buckets one replica keeps; the least recent are dropped.",
+    )
+    rate_limit_store: str = Field(
+        "memory",
+        pattern=r"^(memory|(redis|rediss|unix)://.+)$",
+        description="Where buckets live: memory (per replica) or a redis:// URL "
+        "(shared by every replica).",
+    )
+    trusted_proxies: str = Field(
+        "",
+        max_length=10_000,
+        description="Comma-separated addresses or CIDR blocks of the proxies (the ingress) "
+        "whose Forwarded / X-Forwarded-For names the client.",
+    )
+    api_keys_file: Path | None = Field(
+        None, description="JSON file of API keys (their SHA-256) and their quotas."
+    )
+    require_api_key: bool = Field(
+        False, description="Answer only requests with a known X-API-Key (others get 401)."
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        parse_networks(value)  # a ValueError names the bad entry
+        return value
+
+    @field_validator("api_keys_file")
+    @classmethod
+    def _keys(cls, value: Path | None) -> Path | None:
+        if value is not None:
+            try:
+                load_keys(value, Quota(ANONYMOUS_POLICY, 1.0, 1, 1))
+            except (OSError, KeyError, TypeError, ValueError) as error:
+                raise ValueError(f"cannot read API keys from {value}: {error!r}") from error
+        return value
+
+    @property
+    def anonymous_quota(self) -> Quota:
+        return Quota(
+            ANONYMOUS_POLICY, self.rate_limit_rate, self.rate_limit_burst, self.client_searches
+        )
+
+    @property
+    def api_keys(self) -> dict[str, Quota]:
+        if self.api_keys_file is None:
+            return {}
+        return load_keys(self.api_keys_file, self.anonymous_quota)
 
     @property
     def cors_origin_list(self) -> list[str]:

@@ -32,6 +32,7 @@ from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
 from service.api.connection import HEAD_REFUSALS
+from service.api.limits import REASONS, Limits
 from service.api.replay import AnswerCache, StoredAnswer
 from service.api.solver import Admission
 from service.engine import Difficulty, Engine, StopReason
@@ -80,13 +81,19 @@ UNMATCHED_ROUTE = "unmatched"
 
 class Metrics:
     def __init__(
-        self, engine: Engine, replays: AnswerCache, admission: Admission | None = None
+        self,
+        engine: Engine,
+        replays: AnswerCache,
+        admission: Admission | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.registry = registry = CollectorRegistry()
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         GCCollector(registry=registry)
         registry.register(_EngineCollector(engine, replays, admission))
+        if limits is not None:
+            registry.register(_LimitsCollector(limits))
         self.requests = Counter(
             "http_requests",
             "HTTP requests answered, by route template and status.",
@@ -168,6 +175,33 @@ class Metrics:
 
     def exposition(self) -> tuple[bytes, str]:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
+
+
+class _LimitsCollector(Collector):
+    """Refusals by reason, never by client (limits.py counts them), and the shared store."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+
+    def collect(self) -> Iterator[Metric]:
+        refused = CounterMetricFamily(
+            "tictactoe_requests_limited",
+            "Requests refused with 429 by the per-client limits, by reason: rate (the "
+            "client's bucket of work units was short) or concurrency (it had its share of "
+            "searches running or waiting).",
+            labels=["reason"],
+        )
+        for reason in REASONS:
+            refused.add_metric([reason], self.limits.refused[reason])
+        yield refused
+        up = self.limits.store_up
+        if up is not None:
+            yield GaugeMetricFamily(
+                "tictactoe_rate_limit_store_up",
+                "1 while the shared store of rate limit buckets (Redis) answers; 0 while "
+                "each replica limits on its own.",
+                value=int(up),
+            )
 
 
 class _EngineCollector(Collector):

@@ -8,7 +8,9 @@ the matched route's template; unmatched paths share one label value, so no
 client can create new metric series. A request whose client left before its
 answer (Starlette's ``ClientDisconnect``, from a body read or a stopped search)
 is counted and logged with status 499, nginx's "client closed request": not a
-server error, and nothing to answer.
+server error, and nothing to answer. The log names the client of a ``/v1``
+request as ``limits.py`` identified it: ``key:`` and the first 16 hex digits of
+its API key's SHA-256 (never the key), or ``ip:`` and its address.
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ class RequestObserver:
             self.metrics.requests.labels(method, template, str(status)).inc()
             self.metrics.duration.labels(method, template).observe(elapsed)
             if access_log.isEnabledFor(logging.INFO):
+                client = scope["state"].get("client")
                 access_log.info(
                     json.dumps(
                         {
@@ -95,6 +98,7 @@ class RequestObserver:
                             "status": status,
                             "duration_ms": round(elapsed * 1000, 3),
                             "request_id": request_id,
+                            "client": client.key if client is not None else None,
                         },
                         separators=(",", ":"),
                     )

@@ -116,6 +116,27 @@ _TYPES = [
         "Send `Content-Type: application/json` and no `Content-Encoding` (or `identity`): "
         "compressed bodies are not accepted.",
     ),
+    ProblemType(
+        "invalid-api-key",
+        "The API key is malformed",
+        400,
+        "X-API-Key holds 1 to 128 visible ASCII characters.",
+    ),
+    ProblemType(
+        "api-key-required",
+        "A known API key is required",
+        401,
+        "This server is configured to answer only requests with a known X-API-Key "
+        "(TTT_REQUIRE_API_KEY).",
+    ),
+    ProblemType(
+        "rate-limited",
+        "Too many requests from this client",
+        429,
+        "The client is over its quota: `reason` is `rate` (its bucket of work units is "
+        "empty) or `concurrency` (it has its share of searches running or waiting). "
+        "Retry-After says when to try again; RateLimit and RateLimit-Policy give the quota.",
+    ),
     ProblemType("not-found", "No such resource", 404, "The path matches no route."),
     ProblemType(
         "method-not-allowed",

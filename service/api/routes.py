@@ -208,6 +208,7 @@ async def post_batch(request: Request, body: BatchRequest) -> Response:
             f"a batch holds at most {limit} requests, this one has {len(body.requests)}; split it",
             errors=[{"pointer": "/requests", "detail": f"at most {limit} items"}],
         )
+    await solver_of(request).charge(request, len(body.requests))  # a unit per item
     replays: AnswerCache = request.app.state.replays
     results: list[bytes] = [b""] * len(body.requests)
     questions: list[tuple[int, Hashable, MoveQuestion]] = []

@@ -12,12 +12,19 @@ how long they may take, and how many may wait.
   batch has one deadline for all its searches (``TTT_BATCH_DEADLINE_MS``). The
   node budget stays the load-independent knob; the deadline is the safety net,
   and an answer it cut says ``stopped_by: "deadline"``.
-* Admission: searches start in arrival order. A request is refused at once
-  with 503 and ``Retry-After`` when ``TTT_SEARCH_QUEUE`` searches already wait,
-  or when it is expected to wait past its deadline: each search ahead of it
-  is expected to take the typical (recent average) duration, and none runs
-  past its own deadline (:meth:`Admission.expected_start`). A search admitted
-  on a wrong guess still answers, with what it found in the time it had.
+* Admission, per client first (``limits.py`` says who the client is): a
+  client with its ``TTT_CLIENT_SEARCHES`` searches running or waiting gets a
+  429 (``concurrency``), and one whose bucket lacks the search's cost a 429
+  (``rate``). Then for everyone: a 503 with ``Retry-After`` when
+  ``TTT_SEARCH_QUEUE`` searches already wait, or when the search is expected
+  to wait past its deadline: each search ahead of it is expected to take the
+  typical (recent average) duration, and none runs past its own deadline
+  (:meth:`Admission.expected_start`). A search admitted on a wrong guess still
+  answers, with what it found in the time it had.
+* Fair queueing: a free thread goes to the waiting client with the fewest
+  searches running, then to the one served least recently, so a client with a
+  single search waits for at most the searches already running, however many
+  another client has queued.
 * A search whose client disconnects is cancelled within a few milliseconds;
   the request ends in Starlette's ``ClientDisconnect``, counted as 499.
 * Drain: on SIGTERM, :meth:`Solver.drain` moves every deadline, of searches
@@ -35,15 +42,16 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
 import anyio
-from anyio import CapacityLimiter
 from starlette.requests import ClientDisconnect, Request
 
+from service.api.limits import Client, Limits, search_cost
 from service.api.problems import ProblemError
 from service.engine import (
     Analysis,
@@ -80,9 +88,19 @@ class MoveQuestion:
     time_limit_ms: int | None = None
 
 
+class ClientBusyError(Exception):
+    """The client already has its quota of searches running or waiting."""
+
+
 class Admission:
-    """The searches running and waiting, in arrival order, and how long searches
-    typically take.
+    """The searches running and waiting, whose they are, the order in which the
+    waiting ones start, and how long searches typically take.
+
+    Fair queueing: when a thread frees, the next search is the oldest of the
+    waiting client with the fewest searches running, ties going to the client
+    served least recently (:func:`next_client`). A client with many searches
+    waiting therefore delays one with a single search by at most the searches
+    already running. ``expected_start`` plays the same order forward.
 
     Lives on the event loop: only its thread touches it, so it needs no lock.
     """
@@ -91,40 +109,75 @@ class Admission:
         self.threads = threads
         self.queue = queue
         self.running: dict[SearchControl, float] = {}  # control -> when it started
-        self.waiting: list[SearchControl] = []
+        # Per client, its waiting searches oldest first.
+        self.queues: dict[str, deque[SearchControl]] = {}
+        # When each client holding searches was last served (a count of starts).
+        self.served: dict[str, int] = {}
+        self.starts = 0
+        self.owner: dict[SearchControl, str] = {}
+        self.held: Counter[str] = Counter()  # searches running or waiting, per client
+        self.busy: Counter[str] = Counter()  # searches running, per client
+        self.turns: dict[SearchControl, anyio.Event] = {}
         self.typical = 0.0  # moving average of search durations, in seconds
         self.drain_at: float | None = None
 
-    def expected_start(self) -> float:
-        """When a search that arrives now is expected to start: each search ahead
-        of it takes the typical duration, and none runs past its deadline."""
+    @property
+    def waiting(self) -> list[SearchControl]:
+        return [control for queue in self.queues.values() for control in queue]
+
+    def expected_start(self, client: str = "") -> float:
+        """When a search of ``client`` that arrives now is expected to start, in the
+        fair order: each search ahead of it takes the typical duration, and none runs
+        past its deadline."""
         now = time.monotonic()
-        free = [
-            max(now, min(started + self.typical, _deadline(control)))
+        ends = [
+            (max(now, min(started + self.typical, _deadline(control))), self.owner[control])
             for control, started in self.running.items()
         ]
-        free += [now] * (self.threads - len(free))
-        heapq.heapify(free)
-        for control in self.waiting:
-            start = heapq.heappop(free)
-            heapq.heappush(free, max(start, min(start + self.typical, _deadline(control))))
-        return free[0]
+        heapq.heapify(ends)
+        idle = self.threads - len(ends)
+        busy = Counter(self.busy)
+        served = dict(self.served)
+        queues = {owner: deque(queue) for owner, queue in self.queues.items()}
+        mine = len(queues.setdefault(client, deque()))
+        starts = self.starts
+        while True:
+            if idle > 0:
+                idle -= 1
+                at = now
+            else:
+                at, finished = heapq.heappop(ends)
+                busy[finished] -= 1
+            owner = next_client(queues, busy, served, client, mine)
+            if owner == client and mine == 0:
+                return at
+            control = queues[owner].popleft()
+            if owner == client:
+                mine -= 1
+            starts += 1
+            served[owner] = starts
+            busy[owner] += 1
+            heapq.heappush(ends, (max(at, min(at + self.typical, _deadline(control))), owner))
 
-    def admit(self, deadline: float) -> SearchControl:
-        """A control for a new search, or a 503 problem when it cannot be served in time."""
+    def admit(self, deadline: float, client: str = "", searches: int = 0) -> SearchControl:
+        """A control for a new search of ``client``; :class:`ClientBusyError` when it has
+        ``searches`` (0: no cap) running or waiting, a 503 problem when the search
+        cannot be served in time."""
         if self.drain_at is not None:
             raise ProblemError(
                 "service-unavailable",
                 "the server is shutting down; retry on another replica",
                 headers={"retry-after": "1"},
             )
-        if len(self.waiting) >= self.queue and len(self.running) >= self.threads:
+        if searches and self.held[client] >= searches:
+            raise ClientBusyError
+        if len(self.owner) - len(self.running) >= self.queue and len(self.running) >= self.threads:
             raise ProblemError(
                 "service-unavailable",
                 "every search thread is busy and the queue is full; retry in a moment",
                 headers={"retry-after": "1"},
             )
-        start = self.expected_start()
+        start = self.expected_start(client)
         if start > deadline:
             raise ProblemError(
                 "service-unavailable",
@@ -132,25 +185,82 @@ class Admission:
                 headers={"retry-after": str(max(1, math.ceil(start - time.monotonic())))},
             )
         control = SearchControl(deadline)
-        self.waiting.append(control)
+        self.queues.setdefault(client, deque()).append(control)
+        self.owner[control] = client
+        self.held[client] += 1
         return control
 
     def start(self, control: SearchControl) -> None:
-        self.waiting.remove(control)
+        """Take ``control`` from its queue and run it."""
+        owner = self.owner[control]
+        queue = self.queues[owner]
+        queue.remove(control)
+        if not queue:
+            del self.queues[owner]
         self.running[control] = time.monotonic()
+        self.busy[owner] += 1
+        self.starts += 1
+        self.served[owner] = self.starts
+        turn = self.turns.pop(control, None)
+        if turn is not None:
+            turn.set()
+
+    def dispatch(self) -> None:
+        """Start waiting searches, in the fair order, while threads are free."""
+        while len(self.running) < self.threads and self.queues:
+            owner = next_client(self.queues, self.busy, self.served)
+            self.start(self.queues[owner][0])
+
+    async def turn(self, control: SearchControl) -> None:
+        """Wait until ``control`` runs."""
+        self.dispatch()
+        if control not in self.running:
+            event = self.turns[control] = anyio.Event()
+            await event.wait()
 
     def finish(self, control: SearchControl) -> None:
+        owner = self.owner.pop(control)
+        self.held[owner] -= 1
+        if not self.held[owner]:
+            del self.held[owner]
+            self.served.pop(owner, None)
+        self.turns.pop(control, None)
         started = self.running.pop(control, None)
         if started is None:
-            self.waiting.remove(control)
+            queue = self.queues[owner]
+            queue.remove(control)
+            if not queue:
+                del self.queues[owner]
         else:
+            self.busy[owner] -= 1
+            if not self.busy[owner]:
+                del self.busy[owner]
             self.typical += (time.monotonic() - started - self.typical) * TYPICAL_WEIGHT
+        self.dispatch()
 
     def drain(self, at: float) -> None:
         """Make every search, running or waiting, end by ``at``."""
         self.drain_at = at
         for control in [*self.running, *self.waiting]:
             control.shorten(at)
+
+
+def next_client(
+    queues: dict[str, deque[SearchControl]],
+    busy: Counter[str],
+    served: dict[str, int],
+    newcomer: str | None = None,
+    ahead: int = 0,
+) -> str:
+    """The client whose search starts next: the fewest searches running, then the
+    one served least recently (a client never served yet first).
+
+    ``newcomer`` with ``ahead`` searches before its new one counts as waiting
+    even when its queue is empty (the search that is being admitted)."""
+    waiting = [
+        owner for owner, queue in queues.items() if queue or (owner == newcomer and ahead == 0)
+    ]
+    return min(waiting, key=lambda owner: (busy[owner], served.get(owner, 0)))
 
 
 def _deadline(control: SearchControl) -> float:
@@ -169,9 +279,10 @@ class Solver:
         batch_node_budget: int,
         search_deadline_ms: int,
         batch_deadline_ms: int,
+        limits: Limits | None = None,
     ) -> None:
         self.engine = engine
-        self.limiter = CapacityLimiter(search_threads)
+        self.limits = limits
         self.admission = Admission(search_threads, search_queue)
         self.batch_node_budget = batch_node_budget
         self.search_deadline = search_deadline_ms / 1000
@@ -189,14 +300,31 @@ class Solver:
         return time.monotonic() + limit
 
     async def _off_loop(
-        self, request: Request, deadline: float, work: Callable[[SearchControl], T]
+        self, request: Request, deadline: float, cost: int, work: Callable[[SearchControl], T]
     ) -> T:
         """Run ``work`` in the pool under a new control; cancel it if the client leaves.
 
-        Nothing is raised inside the task group (it would arrive wrapped in an
-        ExceptionGroup): the outcome is carried out of it and raised after.
+        The client (``limits.py``) must have a search to spare and ``cost`` units in
+        its bucket, or the answer is a 429. Nothing is raised inside the task group
+        (it would arrive wrapped in an ExceptionGroup): the outcome is carried out
+        of it and raised after.
         """
-        control = self.admission.admit(deadline)
+        state = request.scope.setdefault("state", {})
+        client: Client | None = state.get("client")
+        try:
+            control = self.admission.admit(
+                deadline,
+                client.key if client else "",
+                client.quota.searches if client else 0,
+            )
+        except ClientBusyError:
+            assert self.limits is not None and client is not None  # only they set a cap
+            raise self.limits.too_many_searches(client, self.admission.typical) from None
+        try:
+            await self.charge(request, cost)
+        except BaseException:
+            self.admission.finish(control)
+            raise
         try:
             async with anyio.create_task_group() as watchers:
                 watchers.start_soon(_watch_disconnect, request, control)
@@ -217,19 +345,25 @@ class Solver:
             )
         return outcome
 
+    async def charge(self, request: Request, cost: int) -> None:
+        """Take ``cost`` units from the client's bucket (``limits.py``), or raise its 429."""
+        state = request.scope.setdefault("state", {})
+        client: Client | None = state.get("client")
+        if self.limits is not None and client is not None:
+            await self.limits.charge(client, cost, state)
+
     async def _in_pool(
         self, control: SearchControl, work: Callable[[SearchControl], T]
     ) -> T | _Stop:
-        async with self.limiter:
-            if control.cancelled:
-                return _Stop.CLIENT_LEFT
-            if self.admission.drain_at is not None and time.monotonic() >= _deadline(control):
-                return _Stop.NEVER_STARTED
-            self.admission.start(control)
-            try:
-                return await anyio.to_thread.run_sync(work, control)
-            except SearchCancelled:
-                return _Stop.CLIENT_LEFT
+        await self.admission.turn(control)
+        if control.cancelled:
+            return _Stop.CLIENT_LEFT
+        if self.admission.drain_at is not None and time.monotonic() >= _deadline(control):
+            return _Stop.NEVER_STARTED
+        try:
+            return await anyio.to_thread.run_sync(work, control)
+        except SearchCancelled:
+            return _Stop.CLIENT_LEFT
 
     async def analyze(
         self, request: Request, board: Board, time_limit_ms: int | None = None
@@ -238,9 +372,11 @@ class Solver:
         cached = self.engine.cached_analysis(board)
         if cached is not None:
             return cached
+        deadline = self.deadline_for(time_limit_ms)
         return await self._off_loop(
             request,
-            self.deadline_for(time_limit_ms),
+            deadline,
+            search_cost(board.shape.cells, deadline - time.monotonic()),
             lambda control: self.engine.search(board, control=control),
         )
 
@@ -254,8 +390,16 @@ class Solver:
         analyses: list[Analysis | None] = [self.engine.cached_analysis(q.board) for q in questions]
         if any(a is None for a in analyses):
             deadline = time.monotonic() + self.batch_deadline
+            cost = sum(
+                search_cost(q.board.shape.cells, min(self.batch_deadline, _seconds(q)))
+                for q, a in zip(questions, analyses, strict=True)
+                if a is None
+            )
             analyses = await self._off_loop(
-                request, deadline, lambda control: self._search_all(questions, analyses, control)
+                request,
+                deadline,
+                cost,
+                lambda control: self._search_all(questions, analyses, control),
             )
         return [
             suggest(a, q.difficulty, q.seed)
@@ -290,6 +434,11 @@ class Solver:
             spent += found.nodes
             done.append(found)
         return done
+
+
+def _seconds(question: MoveQuestion) -> float:
+    limit = question.time_limit_ms
+    return math.inf if limit is None else limit / 1000
 
 
 async def _watch_disconnect(request: Request, control: SearchControl) -> None:
