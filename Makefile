@@ -32,14 +32,14 @@ $(DEV_STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(COR
 	touch $@ $(RUN_STAMP)
 
 # What the suite drives besides Python: Debian's chromium (the playground's
-# browser tests) and nginx (the rolling restart), promtool (the /metrics
-# exposition) and checkov (the manifests), each checked before anything is
-# installed. The Debian packages go first: their one `apt-get update` also
-# serves promtool's `apt-get download`.
+# browser tests), nginx (the rolling restart) and redis-server (the rate limits
+# shared by replicas), promtool (the /metrics exposition) and checkov (the
+# manifests), each checked before anything is installed. The Debian packages
+# go first: their one `apt-get update` also serves promtool's `apt-get download`.
 tools: debian-packages $(PROMTOOL) $(CHECKOV)
 
 debian-packages:
-	@bash .ci/install-debian-packages.sh chromium nginx
+	@bash .ci/install-debian-packages.sh chromium nginx redis-server
 
 $(PROMTOOL):
 	@bash .ci/install-promtool.sh

@@ -119,7 +119,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         replayable_paths=frozenset({routes.MOVE_PATH, routes.ANALYSIS_PATH}),
         on_replay=metrics.observe_replay,
     )
-    app.add_middleware(ClientLimits, limits=limits)
+    if limits.enabled:
+        app.add_middleware(ClientLimits, limits=limits)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origin_list,

@@ -20,8 +20,8 @@ What a request costs, in units: one at the door for any ``/v1`` request (an
 answer from a cache costs no more), plus, for each search it starts, the
 board's cells times the seconds the search may take, over
 :data:`CELL_SECONDS_PER_UNIT` (:func:`search_cost`); a batch also pays one unit
-per item. A cost is never more than the bucket holds, so any request can pass
-with a full bucket.
+per item. What one request pays in all is capped at what the bucket holds, so
+any request can pass with a full bucket.
 
 The buckets (:class:`Buckets` in memory, :class:`RedisBuckets` across
 replicas): a token bucket per client that holds ``burst`` units and refills at
@@ -370,16 +370,31 @@ class Limits:
     refused: Counter[str] = field(default_factory=Counter)
 
     @property
+    def enabled(self) -> bool:
+        """Whether any request can be limited (if not, the app installs no middleware)."""
+        anonymous = self.identify.anonymous
+        return bool(
+            anonymous.rate or anonymous.searches or self.identify.keys or self.identify.require_key
+        )
+
+    @property
     def store_up(self) -> bool | None:
         """None in memory; whether Redis answers, with a Redis store."""
         return self.store.up if isinstance(self.store, RedisBuckets) else None
 
     async def charge(self, client: Client, cost: int, state: dict[str, Any]) -> None:
-        """Take ``cost`` units from the client's bucket, or raise the 429."""
+        """Take ``cost`` units from the client's bucket, or raise the 429.
+
+        ``state`` is the request's: what one request pays in all is capped at the
+        bucket's size, so any request passes with a full bucket."""
         if not client.quota.rate:
             return
+        spent = state.get("spent", 0)
+        cost = max(0, min(cost, client.quota.burst - spent))
         verdict = await self.store.take(client, cost)
         state["rate_verdict"] = verdict
+        if verdict.allowed:
+            state["spent"] = spent + cost
         if not verdict.allowed:
             self.refused["rate"] += 1
             wait = max(1, math.ceil(verdict.retry_after))

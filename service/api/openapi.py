@@ -26,6 +26,35 @@ EVERY_ROUTE = {
 }
 
 
+# What every /v1 answer carries (limits.py), and what a refusal adds.
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Policy": {
+        "description": "The client's quotas (draft-ietf-httpapi-ratelimit-headers): "
+        '`"default";q=400;w=20` (work units, and the seconds an empty bucket takes to '
+        'fill), `"searches";q=4;qu="concurrent-requests"`.',
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": 'What is left of the units: `"default";r=380;t=1` (remaining, and '
+        "seconds until the bucket is full).",
+        "schema": {"type": "string"},
+    },
+}
+RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before trying again.",
+        "schema": {"type": "integer"},
+    }
+}
+API_KEY_SCHEME = {
+    "type": "apiKey",
+    "in": "header",
+    "name": "X-API-Key",
+    "description": "Optional unless the server requires keys: a known key gets its own "
+    "quota; an unknown one is anonymous (limited by address).",
+}
+
+
 def build_openapi(app: FastAPI) -> dict[str, Any]:
     spec = get_openapi(
         title=app.title, version=app.version, description=app.description, routes=app.routes
@@ -35,7 +64,8 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     schemas = spec["components"]["schemas"]
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
-    for path_item in spec["paths"].values():
+    spec["components"]["securitySchemes"] = {"ApiKey": API_KEY_SCHEME}
+    for path, path_item in spec["paths"].items():
         for operation in path_item.values():
             responses = operation["responses"]
             for code in ("405", "408", "431", "500"):
@@ -45,6 +75,14 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                     response["content"] = {"application/problem+json": {"schema": PROBLEM_REF}}
                     if code == "422":
                         response["description"] = "A problem (RFC 9457)"
+            if path.startswith("/v1/"):
+                operation["security"] = [{}, {"ApiKey": []}]
+                for code, response in responses.items():
+                    if code not in ("404", "405", "408", "431"):
+                        response["headers"] = {
+                            **RATE_LIMIT_HEADERS,
+                            **(RETRY_AFTER if code in ("429", "503") else {}),
+                        }
     return spec
 
 

@@ -41,13 +41,13 @@ from service.api.replay import (
 from service.api.solver import MoveQuestion, Solver
 from service.engine import BoardError
 
-PROBLEM_CODES = (400, 408, 413, 415, 422)
+PROBLEM_CODES = (400, 401, 408, 413, 415, 422, 429, 503)
 PROBLEMS: dict[int | str, dict[str, Any]] = {
     code: {"model": ProblemDetail, "description": "A problem (RFC 9457)"} for code in PROBLEM_CODES
 }
 GET_PROBLEMS: dict[int | str, dict[str, Any]] = {
     304: {"description": "Not modified: the ETag in If-None-Match still matches."},
-    **{code: PROBLEMS[code] for code in (400, 422)},
+    **{code: PROBLEMS[code] for code in (400, 401, 422, 429, 503)},
 }
 
 PREFIX = "/v1"

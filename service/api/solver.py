@@ -118,7 +118,10 @@ class Admission:
         self.held: Counter[str] = Counter()  # searches running or waiting, per client
         self.busy: Counter[str] = Counter()  # searches running, per client
         self.turns: dict[SearchControl, anyio.Event] = {}
-        self.typical = 0.0  # moving average of search durations, in seconds
+        # Moving averages of search durations in seconds, by kind (the board's
+        # longer side, or "batch"): a 3x3 lookup does not make a 20x20 search look short.
+        self.typical: dict[str, float] = {}
+        self.kind: dict[SearchControl, str] = {}
         self.drain_at: float | None = None
 
     @property
@@ -131,7 +134,10 @@ class Admission:
         past its deadline."""
         now = time.monotonic()
         ends = [
-            (max(now, min(started + self.typical, _deadline(control))), self.owner[control])
+            (
+                max(now, min(started + self.duration(control), _deadline(control))),
+                self.owner[control],
+            )
             for control, started in self.running.items()
         ]
         heapq.heapify(ends)
@@ -157,9 +163,16 @@ class Admission:
             starts += 1
             served[owner] = starts
             busy[owner] += 1
-            heapq.heappush(ends, (max(at, min(at + self.typical, _deadline(control))), owner))
+            end = max(at, min(at + self.duration(control), _deadline(control)))
+            heapq.heappush(ends, (end, owner))
 
-    def admit(self, deadline: float, client: str = "", searches: int = 0) -> SearchControl:
+    def duration(self, control: SearchControl) -> float:
+        """How long a search of ``control``'s kind typically takes (0 until one has run)."""
+        return self.typical.get(self.kind[control], 0.0)
+
+    def admit(
+        self, deadline: float, client: str = "", searches: int = 0, kind: str = ""
+    ) -> SearchControl:
         """A control for a new search of ``client``; :class:`ClientBusyError` when it has
         ``searches`` (0: no cap) running or waiting, a 503 problem when the search
         cannot be served in time."""
@@ -187,6 +200,7 @@ class Admission:
         control = SearchControl(deadline)
         self.queues.setdefault(client, deque()).append(control)
         self.owner[control] = client
+        self.kind[control] = kind
         self.held[client] += 1
         return control
 
@@ -220,6 +234,7 @@ class Admission:
 
     def finish(self, control: SearchControl) -> None:
         owner = self.owner.pop(control)
+        kind = self.kind.pop(control)
         self.held[owner] -= 1
         if not self.held[owner]:
             del self.held[owner]
@@ -235,7 +250,11 @@ class Admission:
             self.busy[owner] -= 1
             if not self.busy[owner]:
                 del self.busy[owner]
-            self.typical += (time.monotonic() - started - self.typical) * TYPICAL_WEIGHT
+            typical = self.typical.get(kind)
+            took = time.monotonic() - started
+            self.typical[kind] = (
+                took if typical is None else typical + (took - typical) * TYPICAL_WEIGHT
+            )
         self.dispatch()
 
     def drain(self, at: float) -> None:
@@ -300,7 +319,12 @@ class Solver:
         return time.monotonic() + limit
 
     async def _off_loop(
-        self, request: Request, deadline: float, cost: int, work: Callable[[SearchControl], T]
+        self,
+        request: Request,
+        deadline: float,
+        cost: int,
+        kind: str,
+        work: Callable[[SearchControl], T],
     ) -> T:
         """Run ``work`` in the pool under a new control; cancel it if the client leaves.
 
@@ -316,10 +340,13 @@ class Solver:
                 deadline,
                 client.key if client else "",
                 client.quota.searches if client else 0,
+                kind,
             )
         except ClientBusyError:
             assert self.limits is not None and client is not None  # only they set a cap
-            raise self.limits.too_many_searches(client, self.admission.typical) from None
+            raise self.limits.too_many_searches(
+                client, max(self.admission.typical.values(), default=1.0)
+            ) from None
         try:
             await self.charge(request, cost)
         except BaseException:
@@ -377,6 +404,7 @@ class Solver:
             request,
             deadline,
             search_cost(board.shape.cells, deadline - time.monotonic()),
+            str(max(board.shape.rows, board.shape.cols)),
             lambda control: self.engine.search(board, control=control),
         )
 
@@ -399,6 +427,7 @@ class Solver:
                 request,
                 deadline,
                 cost,
+                "batch",
                 lambda control: self._search_all(questions, analyses, control),
             )
         return [

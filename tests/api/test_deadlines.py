@@ -101,7 +101,7 @@ def control_ending_in(seconds: float) -> SearchControl:
 
 def test_admission_refuses_at_once_what_would_wait_past_its_deadline() -> None:
     admission = Admission(threads=1, queue=10)
-    admission.typical = 5.0  # searches have been taking five seconds
+    admission.typical[""] = 5.0  # searches have been taking five seconds
     running = admission.admit(time.monotonic() + 60)
     admission.start(running)
     with pytest.raises(ProblemError) as refused:
@@ -129,7 +129,7 @@ def test_admission_refuses_when_every_thread_is_busy_and_the_queue_full() -> Non
 
 def test_admission_expects_no_search_to_outlast_its_deadline() -> None:
     admission = Admission(threads=1, queue=10)
-    admission.typical = 60.0
+    admission.typical[""] = 60.0
     running = admission.admit(time.monotonic() + 0.5)
     admission.start(running)
     assert admission.expected_start() <= time.monotonic() + 0.5

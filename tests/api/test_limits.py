@@ -216,7 +216,7 @@ def test_clients_with_equal_shares_are_served_in_turn() -> None:
 
 def test_a_newcomer_expects_to_start_when_the_first_running_search_ends() -> None:
     admission = Admission(threads=2, queue=100)
-    admission.typical = 1.0
+    admission.typical[""] = 1.0
     now = time.monotonic()
     for _ in range(2):
         admission.admit(now + 60, "flood")

@@ -605,6 +605,10 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -614,6 +618,10 @@ export interface operations {
             /** @description Not modified: the ETag in If-None-Match still matches. */
             304: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -621,6 +629,23 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             400: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            401: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -648,6 +673,25 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             422: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            429: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -666,6 +710,25 @@ export interface operations {
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            503: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -690,6 +753,10 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -699,6 +766,23 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             400: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            401: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -726,6 +810,10 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             413: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -735,6 +823,10 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             415: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -744,6 +836,25 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             422: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            429: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -762,6 +873,25 @@ export interface operations {
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            503: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -799,6 +929,10 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -808,6 +942,10 @@ export interface operations {
             /** @description Not modified: the ETag in If-None-Match still matches. */
             304: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -815,6 +953,23 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             400: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            401: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -842,6 +997,25 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             422: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            429: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -860,6 +1034,25 @@ export interface operations {
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            503: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -884,6 +1077,10 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -893,6 +1090,23 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             400: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            401: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -920,6 +1134,10 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             413: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -929,6 +1147,10 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             415: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -938,6 +1160,25 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             422: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            429: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -956,6 +1197,25 @@ export interface operations {
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            503: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -980,6 +1240,10 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -989,6 +1253,23 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             400: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            401: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1016,6 +1297,10 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             413: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1025,6 +1310,10 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             415: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1034,6 +1323,25 @@ export interface operations {
             /** @description A problem (RFC 9457) */
             422: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            429: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1052,6 +1360,25 @@ export interface operations {
             /** @description An internal error (logged with the request id). */
             500: {
                 headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) */
+            503: {
+                headers: {
+                    /** @description The client's quotas (draft-ietf-httpapi-ratelimit-headers): `"default";q=400;w=20` (work units, and the seconds an empty bucket takes to fill), `"searches";q=4;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the units: `"default";r=380;t=1` (remaining, and seconds until the bucket is full). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1243,7 +1570,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                slug: "batch-too-large" | "body-timeout" | "body-too-large" | "game-over" | "headers-timeout" | "headers-too-large" | "illegal-position" | "internal" | "invalid-board" | "malformed-json" | "method-not-allowed" | "not-acceptable" | "not-found" | "service-unavailable" | "unsupported-media-type" | "validation";
+                slug: "api-key-required" | "batch-too-large" | "body-timeout" | "body-too-large" | "game-over" | "headers-timeout" | "headers-too-large" | "illegal-position" | "internal" | "invalid-api-key" | "invalid-board" | "malformed-json" | "method-not-allowed" | "not-acceptable" | "not-found" | "rate-limited" | "service-unavailable" | "unsupported-media-type" | "validation";
             };
             cookie?: never;
         };
