@@ -185,7 +185,7 @@ def test_every_search_is_given_its_share_of_the_clock(monkeypatch: pytest.Monkey
 
     warmed: list[int] = []
     real_analyze = Engine.analyze
-    monkeypatch.setattr("service.brain.time.monotonic", lambda: now)
+    monkeypatch.setattr("service.brain.protocol.time.monotonic", lambda: now)
     monkeypatch.setattr(Engine, "analyze", analyze)
     answers = run(
         "START 15",

@@ -393,6 +393,3 @@ def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
 
     Brain(write).run(iter(source.readline, ""))
 
-
-if __name__ == "__main__":
-    main()
