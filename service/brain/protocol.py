@@ -1,9 +1,12 @@
 """The engine as a Gomocup brain: the "Gomoku AI protocol" over stdin and stdout.
 
-Tournament managers (Piskvork, GomocupJudge) and GUIs drive a brain with one
-command per line and read one answer per line. This module owns that
-translation and the brain's clock; the engine (``service.engine``) plays. It
-imports nothing of the HTTP service.
+Tournament managers (Piskvork, GomocupJudge) and GUIs (Yixin-Board) drive a
+brain with one command per line and read one answer per line. This module
+owns that translation and when the engine searches; the engine
+(``service.engine``) plays, ``clock.py`` says for how long, ``rules.py`` reads
+``INFO rule``, ``game.py`` holds the board as the manager gave it and
+``channel.py`` keeps the answers' way out clean. It imports nothing of the
+HTTP service.
 
 Commands and answers:
 
@@ -12,149 +15,80 @@ Commands and answers:
   ``ERROR ...``. ``RESTART``: the same board, emptied: ``OK``.
 * ``BEGIN``: play the first move. ``TURN x,y``: the opponent played x,y; play.
   ``BOARD`` then lines ``x,y,who`` (1 the brain's stone, 2 the opponent's, 3 a
-  stone of a continuous game, taken as the opponent's) and ``DONE``: set that
-  position and play. A move is answered ``x,y``: x the column and y the row,
-  both from 0 at the top left.
-* ``INFO key value``: ``timeout_turn``, ``timeout_match``, ``time_left`` (ms),
-  ``max_memory`` (bytes) and ``rule`` (a bit mask: 1 is exactly five) are
-  honoured; so is ``max_depth`` (this brain's own: a weaker player searching
-  that many plies, without threat proofs; 0 lifts it); other keys are
-  accepted and ignored.
+  dead stone: see ``game.py``) and ``DONE``: set that position and play. A
+  move is answered ``x,y``: x the column and y the row, both from 0 at the top
+  left.
+* ``INFO key value`` is never answered (managers do not read an answer to it):
+  ``timeout_turn``, ``timeout_match``, ``time_left`` (ms), ``max_memory``
+  (bytes), ``rule`` (``rules.py``) and ``max_depth`` (this brain's own: a
+  weaker player searching that many plies, without threat proofs; 0 lifts it)
+  are honoured; other keys are ignored. A value the brain cannot take, or a
+  rule it plays as another, is said in a ``MESSAGE`` line before the answer
+  to the next command that expects one, as the protocol text asks.
+* ``STOP`` / ``YXSTOP``: the search under way answers now, with its best move
+  so far; with no search under way, nothing. ``END``: exit at once, searching
+  or not, answering nothing.
 * ``TAKEBACK x,y``: take the stone back: ``OK``. ``ABOUT``: the brain's name
-  and version. ``END``: exit.
-* Anything malformed, or that the brain cannot play (a renju rule, an occupied
-  cell, a finished game), is answered ``ERROR ...``; an unknown command
-  ``UNKNOWN ...``. The brain never stops on a bad line.
+  and version.
+* A command that expects an answer and cannot be played (malformed, an
+  occupied cell, a finished game) is answered ``ERROR ...``; an unknown
+  command ``UNKNOWN ...``; a failure where no answer is expected is a
+  ``MESSAGE``. The brain never stops on a bad line.
 
-The clock, stated once (``Clock.think_seconds``): a move may search for
-TURN_SHARE of ``timeout_turn``, capped, where a match clock runs (``time_left``,
-with or without ``timeout_match``), by the time left shared among the moves
-still expected (``moves_left()``: fewer as the board fills). From that comes
-off a margin for reading, writing and the search's own stop: SAFETY_MS and
-the longest lag past its deadline the brain has measured in this process
-(decaying, so one slow move does not cost the rest of the game). Never less
-than MIN_THINK_MS. The search stops there by its deadline; its node budget is
-no limit (``NODE_BUDGET``). ``max_memory`` caps the shared table at a quarter
-of it (the rest is the process itself).
+Reading while searching: a thread reads the input and queues each line with
+its number; the main thread takes them in order and searches. A ``STOP``
+line moves the deadline of the search under way to now, through its
+``SearchControl``, from the reading thread, when the search is for an earlier
+line (one read before that search starts stops it as it starts); an ``END``
+line cancels the search under way. After the end of the input, or END, a
+search with no deadline is stopped at once (no one is left to stop it); the
+commands read before them are still answered.
 
+The search stops by its deadline (``clock.py``), its node budget
+(``NODE_BUDGET``: the cap of a search until told), or a STOP. ``max_memory``
+caps the shared table at a quarter of it (the rest is the process itself).
 The engine and its table live from ``START`` to ``END``: one game is one
-search context, and ``START`` warms the table (see ``Brain.warm``) so that the
+search context, and ``START`` warms the table (``Brain.warm``) so that the
 first move does not pay for it.
 """
 
 from __future__ import annotations
 
-import sys
+import queue
+import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
-from service.engine import Board, Engine, GameOverError, Player, Rule, geometry
+from service.brain.channel import Channel, open_channel, open_input
+from service.brain.clock import Clock
+from service.brain.game import Game, ProtocolError
+from service.brain.rules import read_rule
+from service.engine import (
+    Analysis,
+    Board,
+    Engine,
+    GameOverError,
+    Rule,
+    SearchCancelled,
+    SearchControl,
+)
 from service.engine.analysis import DEFAULT_TABLE_BYTES, MAX_DEPTH
-from service.engine.geometry import MAX_SIDE, MIN_SIDE, default_k
+from service.engine.geometry import MAX_SIDE, MIN_SIDE
 
 NAME = "tictactoe-service"
 VERSION = "0.1.0"
-# What a move may take of its share of the clock (see the module's docstring).
-TURN_SHARE = 0.9
-SAFETY_MS = 20
-MIN_THINK_MS = 20
-LAG_DECAY = 0.9  # the measured lag's peak, kept from move to move, shrinks by this
-# A match clock is shared among the moves still expected: MATCH_MOVES at the
-# start, one fewer for every MOVES_PER_STONE stones on the board, never under
-# MIN_MOVES_LEFT.
-MATCH_MOVES = 30
-MOVES_PER_STONE = 4
-MIN_MOVES_LEFT = 10
 WARM_NODES = 20_000  # START's warm-up search: enough entries to move the table to huge pages
-DEFAULT_TURN_MS = 5_000  # until the manager says otherwise
+# Every search's node budget: no limit to a search on a clock; a search until
+# told stops here at the latest (minutes: docs/brain.md).
 NODE_BUDGET = 10**9
 MIN_TABLE_BYTES = 1 << 20
-RULE_EXACT = 1
-RULE_UNSUPPORTED = 4 | 8  # renju, caro
-
-
-class ProtocolError(Exception):
-    """A line the brain cannot take: answered ``ERROR`` and otherwise ignored."""
-
-
-@dataclass
-class Clock:
-    """The manager's time limits, in milliseconds (0: none, as the protocol
-    says), and the lag the brain has measured past its own deadlines."""
-
-    turn_ms: int = DEFAULT_TURN_MS
-    match_ms: int = 0
-    left_ms: int | None = None
-    lag_ms: float = 0.0
-
-    def think_seconds(self, stones: int = 0) -> float:
-        """How long the next move may search, with ``stones`` on the board."""
-        share = self.turn_ms * TURN_SHARE if self.turn_ms > 0 else MIN_THINK_MS
-        if self.left_ms is not None and (self.match_ms > 0 or self.left_ms > 0):
-            share = min(share, self.left_ms / moves_left(stones))
-        return max(MIN_THINK_MS, share - SAFETY_MS - self.lag_ms) / 1000
-
-    def measured(self, think_seconds: float, spent_seconds: float) -> None:
-        """A move meant to take ``think_seconds`` took ``spent_seconds``: keep
-        the lag's decaying peak, and take the time off the match clock."""
-        lag = (spent_seconds - think_seconds) * 1000
-        self.lag_ms = max(lag, self.lag_ms * LAG_DECAY, 0.0)
-        if self.left_ms is not None:
-            self.left_ms = max(0, self.left_ms - int(spent_seconds * 1000))
-
-
-def moves_left(stones: int) -> int:
-    """The moves a match clock is shared among, with ``stones`` on the board.
-
-    >>> moves_left(0), moves_left(40), moves_left(200)
-    (30, 20, 10)
-    """
-    return max(MIN_MOVES_LEFT, MATCH_MOVES - stones // MOVES_PER_STONE)
-
-
-@dataclass
-class Game:
-    """The board as the manager describes it: the brain's stones and the
-    opponent's, in the order they were played."""
-
-    cols: int
-    rows: int
-    exact: bool = False
-    stones: list[tuple[int, bool]] = field(default_factory=list)  # (cell, mine)
-
-    def cell(self, x: int, y: int) -> int:
-        if not (0 <= x < self.cols and 0 <= y < self.rows):
-            raise ProtocolError(f"{x},{y} is off the {self.cols}x{self.rows} board")
-        return y * self.cols + x
-
-    def place(self, x: int, y: int, mine: bool) -> None:
-        cell = self.cell(x, y)
-        if any(taken == cell for taken, _ in self.stones):
-            raise ProtocolError(f"{x},{y} is already taken")
-        self.stones.append((cell, mine))
-
-    def take_back(self, x: int, y: int) -> None:
-        cell = self.cell(x, y)
-        for index, (taken, _) in enumerate(self.stones):
-            if taken == cell:
-                del self.stones[index]
-                return
-        raise ProtocolError(f"{x},{y} is empty: nothing to take back")
-
-    def board(self) -> Board:
-        """The position with the brain to move. The brain plays whichever side
-        the stone counts give the move to (X when they are equal)."""
-        mine = sum(1 << cell for cell, own in self.stones if own)
-        theirs = sum(1 << cell for cell, own in self.stones if not own)
-        rule = Rule.EXACT if self.exact else Rule.FREESTYLE
-        shape = geometry(self.rows, self.cols, default_k(self.rows, self.cols), rule)
-        # The rules are the same for both sides, so the brain may be X or O;
-        # the engine only needs whose turn it is.
-        if mine.bit_count() > theirs.bit_count():
-            return Board(shape, theirs, mine, Player.O)
-        return Board(shape, mine, theirs, Player.X)
+STOP_WORDS = frozenset({"STOP", "YXSTOP"})
+# The commands a manager waits for an answer to (BOARD's comes at its DONE).
+ANSWERED = frozenset({"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "TAKEBACK", "ABOUT"})
+LONGEST_NUMBER = 18  # digits; a longer number is read as the largest of its sign
+TIME_KEYS = ("timeout_turn", "timeout_match", "time_left")
 
 
 class Brain:
@@ -164,31 +98,114 @@ class Brain:
         self.write = write
         self.clock = Clock()
         self.game: Game | None = None
-        self.rule = 0
+        self.rule = Rule.FREESTYLE
         self.table_bytes = DEFAULT_TABLE_BYTES
         self.max_depth: int | None = None
         self.engine: Engine | None = None
         self.board_lines: list[str] | None = None  # inside BOARD ... DONE
+        self.notices: list[str] = []  # said before the next answer
+        # Shared with the reading thread, under the lock: the line being
+        # handled, the search under way and the last STOP and END read.
+        self.lock = threading.Lock()
+        self.line_number = -1
+        self.control: SearchControl | None = None
+        self.stop_read = -1
+        self.end_read: int | None = None
+        self.input_closed = False
 
     # -- the loop -------------------------------------------------------------
 
-    def run(self, lines: Iterator[str]) -> None:
-        for raw in lines:
-            line = raw.strip()
-            if not line:
-                continue
-            try:
-                if not self.handle(line):
+    def run(self, lines: Iterable[str]) -> None:
+        """Answer the lines until END or their end; a thread reads them."""
+        commands: queue.Queue[tuple[int, str] | None] = queue.Queue()
+        reader = threading.Thread(target=self.read, args=(iter(lines), commands), daemon=True)
+        reader.start()
+        while (item := commands.get()) is not None:
+            number, line = item
+            with self.lock:
+                self.line_number = number
+            if not self.take(line):
+                return
+
+    def read(self, lines: Iterator[str], commands: queue.Queue[tuple[int, str] | None]) -> None:
+        """The reading thread: queue every line; STOP and END also reach a search."""
+        try:
+            for number, raw in enumerate(lines):
+                line = raw.strip()
+                if not line:
+                    continue
+                word = line.split(maxsplit=1)[0].upper()
+                if word in STOP_WORDS or word == "END":
+                    self.interrupt(number, end=word == "END")
+                commands.put((number, line))
+                if word == "END":
                     return
-            except ProtocolError as error:
-                self.write(f"ERROR {error}")
-            except GameOverError as error:
-                self.write(f"ERROR {error}")
-            except Exception as error:  # a brain must answer, never stop
-                self.write(f"ERROR internal error: {type(error).__name__}: {error}")
+        except Exception as error:  # a broken input ends the brain as its end does
+            self.notices.append(f"the input failed: {type(error).__name__}: {error}")
+        finally:
+            with self.lock:
+                self.input_closed = True
+                if self.control is not None and self.control.deadline is None:
+                    self.control.shorten(time.monotonic())
+            commands.put(None)
+
+    def interrupt(self, number: int, end: bool) -> None:
+        """STOP (or END) read as line ``number``: stop a search for an earlier line."""
+        with self.lock:
+            if end:
+                self.end_read = number
+            else:
+                self.stop_read = number
+            if self.control is not None and self.line_number < number:
+                if end:
+                    self.control.cancel()
+                else:
+                    self.control.shorten(time.monotonic())
+
+    @contextmanager
+    def searching(self, control: SearchControl) -> Iterator[SearchControl]:
+        """``control`` is the search under way, stoppable by the reading thread.
+        A STOP already read after this line stops it at once; so does the end
+        of the input, or an END, for a search until told (no one is left to
+        stop it). A search that starts after END was read still answers (a
+        script that sends a whole session at once gets every answer)."""
+        with self.lock:
+            self.control = control
+            ending = self.input_closed or self.end_read is not None
+            if self.stop_read > self.line_number or (ending and control.deadline is None):
+                control.shorten(time.monotonic())
+        try:
+            yield control
+        finally:
+            with self.lock:
+                self.control = None
+
+    def take(self, line: str) -> bool:
+        """Answer one line; False when the brain must stop (END)."""
+        command = line.split(maxsplit=1)[0].upper()
+        inside_board = self.board_lines is not None
+        answered = command == "DONE" if inside_board else command in ANSWERED
+        if answered:
+            for notice in self.notices:
+                self.write(f"MESSAGE {notice}")
+            self.notices.clear()
+        try:
+            return self.handle(line)
+        except (ProtocolError, GameOverError) as error:
+            self.fail(answered, str(error))
+        except Exception as error:  # a brain must answer, never stop
+            self.fail(answered, f"internal error: {type(error).__name__}: {error}")
+        return True
+
+    def fail(self, answered: bool, text: str) -> None:
+        """ERROR where the manager waits for an answer; elsewhere it would be
+        read as the next command's answer, so a MESSAGE before that answer."""
+        if answered:
+            self.write(f"ERROR {text}")
+        else:
+            self.notices.append(text)
 
     def handle(self, line: str) -> bool:
-        """Answer one line; False when the brain must stop (END)."""
         if self.board_lines is not None:
             if line.upper() == "DONE":
                 self.finish_board()
@@ -211,6 +228,8 @@ class Brain:
         }
         if command == "END":
             return False
+        if command in STOP_WORDS:
+            return True  # its search, if any, was stopped by the reading thread
         handler = handlers.get(command)
         if handler is None:
             self.write(f"UNKNOWN {command} is not a command of this brain")
@@ -234,7 +253,7 @@ class Brain:
                 raise ProtocolError(
                     f"unsupported size {cols}x{rows}: sides {MIN_SIDE} to {MAX_SIDE}"
                 )
-        self.game = Game(cols, rows, exact=bool(self.rule & RULE_EXACT))
+        self.game = Game(cols, rows, self.rule)
         self.warm(self.game)
         self.write("OK")
 
@@ -244,17 +263,16 @@ class Brain:
         which runs beside the search: see core/table.c) cost the first move
         nothing then."""
         engine = self.need_engine()
-        board = game.board()
-        engine.analyze(board, node_budget=min(WARM_NODES, NODE_BUDGET))
+        engine.analyze(game.board(), node_budget=min(WARM_NODES, NODE_BUDGET))
 
     def restart(self, _argument: str) -> None:
         game = self.need_game()
-        self.game = Game(game.cols, game.rows, exact=bool(self.rule & RULE_EXACT))
+        self.game = Game(game.cols, game.rows, self.rule)
         self.write("OK")
 
     def begin(self, _argument: str) -> None:
         game = self.need_game()
-        if game.stones:
+        if game.stones or game.dead:
             raise ProtocolError("BEGIN on a board that has stones; use BOARD")
         self.play(game)
 
@@ -271,51 +289,59 @@ class Brain:
     def finish_board(self) -> None:
         game = self.need_game()
         lines, self.board_lines = self.board_lines or [], None
-        fresh = Game(game.cols, game.rows, exact=game.exact)
+        fresh = Game(game.cols, game.rows, game.rule)
         for line in lines:
             parts = line.split(",")
             if len(parts) != 3:
                 raise ProtocolError(f"a BOARD line is x,y,who; got {line!r}")
             x, y, who = (_number(p, f"a BOARD line is x,y,who; got {line!r}") for p in parts)
-            if who not in (1, 2, 3):
-                raise ProtocolError(f"who is 1 (mine), 2 or 3 (the opponent's); got {who}")
-            fresh.place(x, y, mine=who == 1)
+            if who == 3:
+                fresh.place_dead(x, y)
+            elif who in (1, 2):
+                fresh.place(x, y, mine=who == 1)
+            else:
+                raise ProtocolError(
+                    f"who is 1 (mine), 2 (the opponent's) or 3 (a dead stone); got {who}"
+                )
         self.game = fresh
         self.play(fresh)
 
     def info(self, argument: str) -> None:
+        """Never answered: what cannot be taken becomes a notice."""
         key, _, value = argument.partition(" ")
         key = key.lower()
-        if key in ("timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "max_depth"):
-            number = _number(value, f"INFO {key} takes a number")
-            if number < 0:
-                raise ProtocolError(f"INFO {key} cannot be negative")
-            if key == "timeout_turn":
-                self.clock.turn_ms = number
-            elif key == "timeout_match":
-                self.clock.match_ms = number
-            elif key == "time_left":
-                self.clock.left_ms = number
-            elif key == "max_memory":
-                self.limit_memory(number)
-            elif key == "max_depth":
-                self.set_depth(number)
-            else:
-                self.set_rule(number)
-        # Other keys (game_type, folder, evaluate, ...) change nothing here.
+        if key not in (*TIME_KEYS, "max_memory", "rule", "max_depth"):
+            return  # game_type, evaluate, folder, Yixin-Board's own: nothing to do here
+        number = _integer(value)
+        if number is None:
+            self.notices.append(f"INFO {key} takes a number; got {value.strip()!r}: ignored")
+        elif key == "time_left":
+            self.clock.left_ms = number  # the protocol: under 0 when the brain is out of time
+        elif number < 0:
+            self.notices.append(f"INFO {key} cannot be negative; got {number}: ignored")
+        elif key == "timeout_turn":
+            self.clock.turn_ms = number
+        elif key == "timeout_match":
+            self.clock.match_ms = number
+        elif key == "max_memory":
+            self.limit_memory(number)
+        elif key == "max_depth":
+            self.set_depth(number)
+        else:
+            self.set_rule(number)
 
-    def set_rule(self, rule: int) -> None:
-        if rule & RULE_UNSUPPORTED:
-            raise ProtocolError(
-                f"rule {rule}: this brain plays freestyle and exactly five, not renju or caro"
-            )
-        self.rule = rule
+    def set_rule(self, value: int) -> None:
+        reading = read_rule(value)
+        if reading.notice is not None:
+            self.notices.append(reading.notice)
+        self.rule = reading.plays
         if self.game is not None:
-            self.game.exact = bool(rule & RULE_EXACT)
+            self.game.rule = reading.plays
 
     def set_depth(self, depth: int) -> None:
         if depth > MAX_DEPTH:
-            raise ProtocolError(f"max_depth is 0 (none) to {MAX_DEPTH}")
+            self.notices.append(f"max_depth is 0 (none) to {MAX_DEPTH}; got {depth}: ignored")
+            return
         self.max_depth = depth or None
         self.engine = None
 
@@ -346,16 +372,29 @@ class Brain:
         return self.game
 
     def play(self, game: Game) -> None:
-        """Search the position and answer the move; it stays on the board."""
+        """Search the position and answer the move; it stays on the board. A
+        search cancelled by END answers nothing."""
         started = time.monotonic()
         board = game.board()
         board.check_in_progress()
         think = self.clock.think_seconds(len(game.stones))
-        analysis = self.need_engine().analyze(board, deadline=started + think)
+        try:
+            analysis = self.search(board, None if think is None else started + think)
+        except SearchCancelled:
+            return
         cell = analysis.best_moves[0]
         game.stones.append((cell, True))
         self.write(f"{cell % game.cols},{cell // game.cols}")
         self.clock.measured(think, time.monotonic() - started)
+
+    def search(self, board: Board, deadline: float | None) -> Analysis:
+        """The engine's analysis of ``board``, by ``deadline`` or until told."""
+        engine = self.need_engine()
+        cached = engine.cached_analysis(board)
+        if cached is not None:
+            return cached
+        with self.searching(SearchControl(deadline)) as control:
+            return engine.search(board, node_budget=NODE_BUDGET, control=control)
 
     def need_engine(self) -> Engine:
         if self.engine is None:
@@ -368,28 +407,34 @@ class Brain:
         return self.engine
 
 
+def _integer(text: str) -> int | None:
+    """A whole number with an optional sign, or None; a very long one is
+    read as the largest of its sign (a limit that large is no limit)."""
+    text = text.strip()
+    digits = text.removeprefix("-").removeprefix("+")
+    if not digits.isdecimal() or not digits.isascii():
+        return None
+    magnitude = int(digits) if len(digits) <= LONGEST_NUMBER else 10**LONGEST_NUMBER
+    return -magnitude if text.startswith("-") else magnitude
+
+
 def _number(text: str, what: str) -> int:
     text = text.strip()
-    if not text.isdecimal() or len(text) > 12:
+    if not text.isdecimal() or not text.isascii() or len(text) > 12:
         raise ProtocolError(f"{what}; got {text!r}")
     return int(text)
 
 
 def _pair(text: str, what: str) -> tuple[int, int]:
     parts = [part.strip() for part in text.split(",")]
-    if len(parts) != 2 or not all(p.isdecimal() and len(p) <= 12 for p in parts):
+    if len(parts) != 2 or not all(p.isdecimal() and p.isascii() and len(p) <= 12 for p in parts):
         raise ProtocolError(f"{what}; got {text!r}")
     return int(parts[0]), int(parts[1])
 
 
 def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
-    """``python -m service.brain`` and ``pbrain-tictactoe``: the brain on stdin/stdout."""
-    source = stdin or sys.stdin
-    sink = stdout or sys.stdout
-
-    def write(line: str) -> None:
-        sink.write(line + "\n")
-        sink.flush()
-
-    Brain(write).run(iter(source.readline, ""))
-
+    """``python -m service.brain`` and ``pbrain-tictactoe``: the brain on
+    stdin/stdout. With streams given (the tests), nothing of the process changes."""
+    channel = open_channel() if stdout is None else Channel(stdout)
+    source = open_input() if stdin is None else stdin
+    Brain(channel.write).run(iter(source.readline, ""))
