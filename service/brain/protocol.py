@@ -141,7 +141,7 @@ class Brain:
                 if word == "END":
                     return
         except Exception as error:  # a broken input ends the brain as its end does
-            self.notices.append(f"the input failed: {type(error).__name__}: {error}")
+            self.write(f"MESSAGE the input failed: {type(error).__name__}: {error}")
         finally:
             with self.lock:
                 self.input_closed = True
