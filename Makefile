@@ -173,6 +173,7 @@ bench: $(DEV_STAMP)
 	$(PY) bench/tactics.py
 	$(PY) bench/strength.py
 	$(PY) bench/first_move.py
+	$(PY) bench/brain_stop.py
 
 # A match of this working tree's brain (bench/match.py): by default against
 # the commit before it, until the sequential test decides (docs/strength.md).

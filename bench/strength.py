@@ -81,8 +81,8 @@ def previous_brain(revision: str, scratch: Path) -> Entrant:
     here = scratch / "previous"
     here.mkdir()
     export(revision, here, ("setup.py", "service"))
-    if not (here / "service" / "brain.py").exists():
-        raise SystemExit(f"{revision} has no brain (service/brain.py)")
+    if not any((here / "service" / name).exists() for name in ("brain.py", "brain")):
+        raise SystemExit(f"{revision} has no brain (service/brain)")
     sources, flags = setup_extension(here / "setup.py")
     library = here / "service" / "engine" / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
     command = [

@@ -5,6 +5,11 @@ It speaks to a brain as Piskvork does, one line at a time, and never waits for
 an answer longer than it is told to, so a brain that hangs fails a test (or
 loses a benchmark game) instead of stopping everything. The tests use it, and
 ``bench/strength.py`` plays its matches with it.
+
+It reads answers as the protocol text says a manager does: ``MESSAGE`` and
+``DEBUG`` lines are the brain's talk and are skipped; every other line answers
+the command the manager sent. ``INFO`` expects no answer, so
+:meth:`BrainProcess.info` treats any other line after it as a broken protocol.
 """
 
 from __future__ import annotations
@@ -24,6 +29,16 @@ from service.engine import Board, Player, Rule, geometry
 
 BRAIN = (sys.executable, "-m", "service.brain")
 ANSWER_TIMEOUT = 60.0  # the longest any answer may take before the brain is given up
+
+
+class BrokenProtocolError(AssertionError):
+    """The brain wrote a line the protocol gives it no place for (say, an
+    answer to ``INFO``): a manager would take it for the next answer."""
+
+
+def is_talk(line: str) -> bool:
+    """A line a manager skips when it waits for an answer."""
+    return line.startswith(("MESSAGE", "DEBUG"))
 
 
 class BrainProcess:
@@ -47,12 +62,14 @@ class BrainProcess:
             cwd=cwd,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
+        self.transcript: list[str] = []  # every line the brain wrote, talk included
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
+            self.transcript.append(line.rstrip("\n"))
             self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
 
@@ -75,12 +92,21 @@ class BrainProcess:
                 raise TimeoutError("the brain did not answer in time") from None
             if line is None:
                 raise EOFError("the brain closed its output")
-            if not line.startswith(("MESSAGE", "DEBUG")):
+            if not is_talk(line):
                 return line
 
     def ask(self, *lines: str, timeout: float = ANSWER_TIMEOUT) -> str:
         self.send(*lines)
         return self.answer(timeout)
+
+    def info(self, *lines: str, timeout: float = ANSWER_TIMEOUT) -> None:
+        """Send INFO lines, then ABOUT: the first line that is not talk must be
+        ABOUT's answer, since a brain answers its commands in order and INFO
+        has no answer. Raises BrokenProtocolError otherwise."""
+        self.send(*lines, "ABOUT")
+        answer = self.answer(timeout)
+        if not answer.startswith("name="):
+            raise BrokenProtocolError(f"the brain answered INFO: {answer!r}")
 
     def close(self) -> int:
         """END, and the pipes closed; a brain that does not stop is killed."""

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from service.brain import WARM_NODES, Brain, Clock, main
-from service.engine import Analysis, Board, Engine, Rule
+from service.engine import Analysis, Board, Engine, Rule, SearchControl
 from tests.brain.manager import brain, parse_move, play
 
 
@@ -40,14 +40,8 @@ def test_about_names_the_brain() -> None:
         (["START 15", "TURN 7"], ["OK", "ERROR TURN takes x,y; got '7'"]),
         (["START 15", "TURN -1,3"], ["OK", "ERROR TURN takes x,y; got '-1,3'"]),
         (["START 15", "TAKEBACK 3,3"], ["OK", "ERROR 3,3 is empty: nothing to take back"]),
-        (
-            ["START 15", "INFO rule 4"],
-            ["OK", "ERROR rule 4: this brain plays freestyle and exactly five, not renju or caro"],
-        ),
-        (
-            ["START 15", "INFO timeout_turn soon"],
-            ["OK", "ERROR INFO timeout_turn takes a number; got 'soon'"],
-        ),
+        (["START 15", "INFO rule 4"], ["OK"]),  # INFO has no answer (test_info.py)
+        (["START 15", "INFO timeout_turn soon"], ["OK"]),
         (["START 15", "INFO evaluate 7,7", "INFO folder /tmp", "RESTART"], ["OK", "OK"]),
         (["SWAP2BOARD"], ["UNKNOWN SWAP2BOARD is not a command of this brain"]),
         (["", "   ", "ABOUT"], None),
@@ -93,8 +87,31 @@ def test_a_finished_game_is_an_error_and_not_a_crash() -> None:
 def test_a_malformed_board_line_is_an_error() -> None:
     answers = run("START 15", "BOARD", "7,7", "DONE", "BOARD", "7,7,9", "DONE", "ABOUT")
     assert answers[1] == "ERROR a BOARD line is x,y,who; got '7,7'"
-    assert answers[2] == "ERROR who is 1 (mine), 2 or 3 (the opponent's); got 9"
+    assert answers[2] == "ERROR who is 1 (mine), 2 (the opponent's) or 3 (a dead stone); got 9"
     assert answers[3].startswith('name="')
+
+
+def test_a_dead_five_of_a_continuous_game_is_no_win() -> None:
+    """Field 3: the stones of a five already scored in a continuous game. They
+    take their cells but make no row: the game goes on around them."""
+    dead = [f"{x},7,3" for x in range(3, 8)]
+    answers = run("START 15", "INFO rule 3", "INFO timeout_turn 200", "BOARD", *dead, "DONE")
+    assert answers[0] == "OK" and answers[-1] != "" and not answers[-1].startswith("ERROR")
+    assert parse_move(answers[-1]) not in {(x, 7) for x in range(3, 8)}
+
+
+def test_the_brain_never_counts_on_a_dead_stone() -> None:
+    """The brain's 4,5 5,5 6,5 would be a four with the dead stone at 3,5, and 7,5
+    a five; it is not, so the opponent's four at 3,9 to 6,9 must be blocked."""
+    stones = ["3,5,3", "4,5,1", "5,5,1", "6,5,1", "2,9,1"]
+    stones += [f"{x},9,2" for x in range(3, 7)] + ["0,0,2"]
+    answers = run("START 15", "INFO timeout_turn 200", "BOARD", *stones, "DONE")
+    assert answers[-1] == "7,9"
+
+
+def test_a_dead_stone_is_not_played_on() -> None:
+    answers = run("START 15", "BOARD", "7,7,3", "DONE", "TURN 7,7")
+    assert answers[-1] == "ERROR 7,7 is already taken"
 
 
 def test_takeback_removes_a_stone() -> None:
@@ -125,6 +142,9 @@ def test_exactly_five_is_honoured() -> None:
         (Clock(turn_ms=5_000, left_ms=9_000), 40, 0.43),  # over 20 moves, 40 stones in
         (Clock(turn_ms=5_000, left_ms=9_000), 300, 0.88),  # never fewer than 10 moves
         (Clock(turn_ms=5_000, left_ms=300), 0, 0.02),  # the floor
+        (Clock(turn_ms=5_000, left_ms=-300), 0, 0.02),  # out of time (the protocol allows it)
+        (Clock(turn_ms=5_000, left_ms=0), 0, 4.48),  # 0 and no match: no match clock
+        (Clock(turn_ms=5_000, left_ms=2_147_483_647), 0, 4.48),  # the protocol's unlimited
     ],
 )
 def test_the_clock_shares_out_the_time(clock: Clock, stones: int, seconds: float) -> None:
@@ -173,20 +193,25 @@ def test_every_search_is_given_its_share_of_the_clock(monkeypatch: pytest.Monkey
     now = 1_000.0
     given: list[float] = []
 
-    def analyze(
-        self: Engine, board: Board, *, node_budget: int | None = None, deadline: float | None = None
+    def search(
+        self: Engine,
+        board: Board,
+        *,
+        node_budget: int | None = None,
+        control: SearchControl | None = None,
     ) -> Analysis:
-        if deadline is None:  # START's warm-up of the table
+        if control is None:  # START's warm-up of the table
             assert board.x == board.o == 0 and node_budget is not None
             warmed.append(node_budget)
         else:
-            given.append(round(deadline - now, 6))
-        return real_analyze(self, board, node_budget=2_000)
+            assert control.deadline is not None
+            given.append(round(control.deadline - now, 6))
+        return real_search(self, board, node_budget=2_000)
 
     warmed: list[int] = []
-    real_analyze = Engine.analyze
-    monkeypatch.setattr("service.brain.time.monotonic", lambda: now)
-    monkeypatch.setattr(Engine, "analyze", analyze)
+    real_search = Engine.search
+    monkeypatch.setattr("service.brain.protocol.time.monotonic", lambda: now)
+    monkeypatch.setattr(Engine, "search", search)
     answers = run(
         "START 15",
         "INFO timeout_turn 1000",

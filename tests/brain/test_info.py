@@ -1,0 +1,143 @@
+"""INFO is never answered, whatever its key and value, and the rule values read
+as Piskvork, Yixin-Board and Rapfi send them (``service/brain/rules.py``)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from service.brain import main
+from service.brain.rules import read_rule
+from service.engine import Rule
+from tests.brain.manager import brain, is_talk, parse_move
+
+KEYS = [
+    "timeout_turn",
+    "timeout_match",
+    "time_left",
+    "max_memory",
+    "rule",
+    "max_depth",
+    "game_type",
+    "evaluate",
+    "folder",
+]
+# Good, zero, negative, the protocol's "unlimited", huge, not a number, empty, odd.
+VALUES = [
+    "1000",
+    "0",
+    "-1",
+    "-2147483648",
+    "2147483647",
+    "99999999999999999999999999999999",
+    "soon",
+    "",
+    "1.5",
+    "7,7",
+    "0x10",
+    "  12  ",
+    "1 2 3",
+]
+ODD_LINES = [
+    "INFO",
+    "INFO ",
+    "info timeout_turn 300",
+    "INFO RULE 1",
+    "INFO \t rule\t4",
+    "INFO thread_num 4",  # Yixin-Board's own keys
+    "INFO hash_size 1000",
+    "INFO caution_factor 2",
+    "INFO no_such_key 5",
+    "INFO no_such_key",
+    "INFO " + "9" * 5000,
+]
+# A clock the test can wait for, whatever the lines before it left.
+CLOCK = ["INFO timeout_turn 100", "INFO timeout_match 0", "INFO time_left 2147483647"]
+
+
+def run(*lines: str) -> list[str]:
+    output = io.StringIO()
+    main(io.StringIO("".join(line + "\n" for line in lines)), output)
+    return output.getvalue().splitlines()
+
+
+def assert_legal(answer: str, size: int = 15) -> tuple[int, int]:
+    x, y = parse_move(answer)
+    assert 0 <= x < size and 0 <= y < size
+    return x, y
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_no_value_of_a_key_is_answered(key: str) -> None:
+    answers = run("START 15", *(f"INFO {key} {value}" for value in VALUES), *CLOCK, "BEGIN")
+    spoken = [line for line in answers if not is_talk(line)]
+    assert len(spoken) == 2 and spoken[0] == "OK"
+    assert_legal(spoken[1])
+
+
+def test_unknown_keys_and_odd_lines_are_not_answered() -> None:
+    answers = run("START 15", *ODD_LINES, *CLOCK, "BEGIN")
+    spoken = [line for line in answers if not is_talk(line)]
+    assert len(spoken) == 2 and spoken[0] == "OK"
+    assert_legal(spoken[1])
+
+
+def test_a_manager_reads_no_answer_to_any_info_line() -> None:
+    """The same lines from a manager of our own over pipes: after INFO only
+    talk may come before the next command's answer, and a move still follows."""
+    every = [f"INFO {key} {value}" for key in KEYS for value in VALUES]
+    with brain() as process:
+        assert process.ask("START 15") == "OK"
+        process.info(*every, *ODD_LINES, *CLOCK)
+        assert_legal(process.ask("BEGIN"))
+        process.info("INFO rule 4", "INFO time_left -300", *CLOCK)
+        assert_legal(process.ask("TURN 0,0"))
+
+
+def test_a_notice_waits_for_the_next_command_and_is_talk() -> None:
+    """The protocol: a brain holds what it has to say about an INFO until the
+    next command that is not INFO; a MESSAGE line, which managers skip."""
+    answers = run("START 15", "INFO rule 4", "INFO timeout_turn soon", "ABOUT")
+    assert answers[0] == "OK" and answers[-1].startswith('name="')
+    assert all(line.startswith("MESSAGE ") for line in answers[1:-1])
+    assert any("renju" in line for line in answers[1:-1])
+    assert any("timeout_turn" in line for line in answers[1:-1])
+
+
+@pytest.mark.parametrize(
+    ("value", "plays", "notice"),
+    [
+        (0, Rule.FREESTYLE, None),
+        (1, Rule.EXACT, None),
+        (2, Rule.EXACT, "renju"),  # Yixin-Board's and Rapfi's renju
+        (3, Rule.EXACT, "continuous"),  # Piskvork: exactly five, continuous game
+        (4, Rule.EXACT, "renju"),  # Piskvork's renju bit
+        (5, Rule.FREESTYLE, "swap1"),  # Rapfi: freestyle with swap1
+        (6, Rule.FREESTYLE, "swap2"),  # Rapfi: freestyle with swap2
+        (7, Rule.EXACT, "renju"),  # Piskvork's bits from here: 1 + 2 + 4
+        (8, Rule.FREESTYLE, "caro"),
+        (9, Rule.FREESTYLE, "caro"),
+        (12, Rule.EXACT, "renju"),
+        (16, Rule.FREESTYLE, "unknown"),
+        (17, Rule.EXACT, "unknown"),
+    ],
+)
+def test_each_rule_value_has_one_reading(value: int, plays: Rule, notice: str | None) -> None:
+    reading = read_rule(value)
+    assert reading.plays is plays
+    if notice is None:
+        assert reading.notice is None
+    else:
+        assert reading.notice is not None and notice in reading.notice
+
+
+@pytest.mark.parametrize("value", [2, 4])
+def test_renju_is_announced_and_played_as_exactly_five(value: int) -> None:
+    """The position of test_brain's exactly-five test: an overline does not win."""
+    stones = ["3,7,1", "4,7,1", "5,7,1", "6,7,1", "8,7,1", "0,0,2", "0,2,2", "0,4,2"]
+    stones += ["0,6,2", "0,8,2", "2,14,2"]
+    answers = run("START 15", f"INFO rule {value}", *CLOCK, "BOARD", *stones, "DONE")
+    assert answers[0] == "OK" and answers[-1] == "2,7"
+    (notice,) = answers[1:-1]
+    assert notice.startswith(f"MESSAGE rule {value}: renju") and "exactly five" in notice
