@@ -2,6 +2,7 @@
 # Install what the load benchmark drives beyond `make test`'s tools:
 #   wrk    - the HTTP load generator of bench/load.py (from Debian)
 #   nginx  - also a `make test` tool; bench/local_server.py names this script
+#   redis-server - also a `make test` tool: the shared limits of bench/fairness.py
 #   py-spy - a binary wheel on PyPI, into .venv, for `bench/load.py --profile`
 #   the public gomoku programs of bench/strength.py (below)
 # Idempotent: nothing is fetched when everything is present.
@@ -10,7 +11,7 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${VENV:-${repo_root}/.venv}"
 
-bash "${repo_root}/.ci/install-debian-packages.sh" wrk nginx
+bash "${repo_root}/.ci/install-debian-packages.sh" wrk nginx redis-server
 
 if [[ -x "${venv}/bin/python" ]] && ! "${venv}/bin/python" -m pip show py-spy >/dev/null 2>&1; then
     "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check 'py-spy>=0.3.14,<1'

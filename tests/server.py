@@ -22,6 +22,13 @@ from service.settings import Settings
 from tests.ops.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
+# For tests where one test process stands for many clients (drains, load
+# shedding, floods of distinct boards): no per-client limits. The limits have
+# tests of their own (tests/api/test_limits.py) and a benchmark (bench/fairness.py).
+NO_CLIENT_LIMITS = {"TTT_RATE_LIMIT_RATE": "0", "TTT_CLIENT_SEARCHES": "0"}
+# In process, where the limiter should still run on every request (its headers
+# included) but never refuse one: quotas no test reaches.
+UNREACHED_LIMITS = {"rate_limit_rate": 1e6, "rate_limit_burst": 10**7, "client_searches": 10_000}
 
 
 def free_port() -> int:

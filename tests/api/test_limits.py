@@ -345,6 +345,27 @@ def test_the_access_log_names_the_key_by_its_hash_never_the_key(
     assert "s3cret" not in caplog.text
 
 
+def test_a_key_refused_at_the_door_is_a_problem_and_nothing_else_runs(tmp_path: Path) -> None:
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps({"keys": [{"name": "bot", "sha256": hash_key("s3cret-key")}]}))
+    with limited_app(api_keys_file=keys, require_api_key=True) as client:
+        ready(client)
+        missing = client.post("/v1/move", json=SMALL_BOARD)
+        assert missing.status_code == 401
+        assert missing.json()["type"] == "/problems/api-key-required"
+        assert missing.headers["www-authenticate"] == 'ApiKey header="X-API-Key"'
+        unknown = client.post("/v1/move", json=SMALL_BOARD, headers={"x-api-key": "guess"})
+        assert unknown.status_code == 401 and "known X-API-Key" in unknown.json()["detail"]
+        long_key = client.post("/v1/move", json=SMALL_BOARD, headers={"x-api-key": "k" * 129})
+        assert long_key.status_code == 400
+        assert long_key.json()["type"] == "/problems/invalid-api-key"
+        assert "k" * 129 not in long_key.text  # a key is never echoed
+        known = client.post("/v1/move", json=SMALL_BOARD, headers={"x-api-key": "s3cret-key"})
+        assert known.status_code == 200
+        assert client.get("/livez").status_code == 200  # probes need no key
+        assert client.get("/metrics").status_code == 200
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [

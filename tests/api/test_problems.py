@@ -185,6 +185,9 @@ ELSEWHERE = {
     "service-unavailable": "tests/ops/test_load_shedding.py",
     "internal": "tests/api/test_problems.py",
     "not-acceptable": "docs/api.md",
+    "rate-limited": "tests/api/test_limits.py",
+    "invalid-api-key": "tests/api/test_limits.py",
+    "api-key-required": "tests/api/test_limits.py",
 }
 
 

@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, settings
 
 from service.app import create_app
 from service.settings import Settings
+from tests.server import UNREACHED_LIMITS
 
-app = create_app(Settings(node_budget=2_000, batch_limit=10))
+app = create_app(Settings(node_budget=2_000, batch_limit=10, **UNREACHED_LIMITS))
 app.state.ready = True
 # The app's document, read without a request: loading it through the ASGI client
 # (from_asgi) would start schemathesis's event-loop thread at import, and a

@@ -19,7 +19,7 @@ from service.app import create_app
 from service.settings import Settings
 from tests.heavy import LONG_BUDGET, heavy
 from tests.ops.waiting import HUNG_TEST_SECONDS, searches, wait_for
-from tests.server import RunningServer, running_server
+from tests.server import NO_CLIENT_LIMITS, RunningServer, running_server
 
 pytestmark = pytest.mark.server
 SHUTTING_DOWN = "Shutting down"  # uvicorn's log line as its shutdown begins
@@ -48,6 +48,7 @@ def test_sigterm_drains_requests_in_flight(tmp_path: Path) -> None:
         "TTT_SEARCH_DEADLINE_MS": "60000",
         "TTT_SEARCH_THREADS": "2",
         "TTT_GRACEFUL_TIMEOUT_SECONDS": "20",
+        **NO_CLIENT_LIMITS,
     }
     boards = [heavy(i) for i in range(6)]
     results: list[int | str] = []
@@ -98,9 +99,11 @@ def test_access_log_is_one_json_line_per_request(tmp_path: Path) -> None:
     refused = [line for line in lines if line["route"] == "/v1/move"]
     assert refused and refused[0]["status"] == 422 and refused[0]["method"] == "POST"
     assert all(
-        set(line) == {"ts", "method", "route", "status", "duration_ms", "request_id"}
+        set(line) == {"ts", "method", "route", "status", "duration_ms", "request_id", "client"}
         for line in lines
     )
+    assert refused[0]["client"] == "ip:127.0.0.1"  # who limits.py says sent it
+    assert by_id["probe-1"]["client"] is None  # probes are nobody's: never limited
 
 
 def test_sigterm_with_searches_longer_than_the_grace_period_drops_none(tmp_path: Path) -> None:
@@ -113,6 +116,7 @@ def test_sigterm_with_searches_longer_than_the_grace_period_drops_none(tmp_path:
         "TTT_SEARCH_THREADS": "2",
         "TTT_SEARCH_QUEUE": "12",
         "TTT_GRACEFUL_TIMEOUT_SECONDS": "6",
+        **NO_CLIENT_LIMITS,
     }
     boards = [heavy(i) for i in range(12)]
     answers: list[tuple[int, dict[str, object]] | str] = []

@@ -18,7 +18,7 @@ from service.engine import Board
 from service.settings import Settings
 from tests.heavy import LONG_BUDGET, heavy
 from tests.ops.waiting import counted, metric, searches, wait_for
-from tests.server import RunningServer, running_server
+from tests.server import NO_CLIENT_LIMITS, RunningServer, running_server
 
 pytestmark = pytest.mark.server
 BIG = [heavy(i) for i in range(0, 40, 3)]
@@ -63,6 +63,7 @@ def test_a_search_stops_when_its_client_leaves(tmp_path: Path) -> None:
         "TTT_SEARCH_THREADS": "1",
         "TTT_NODE_BUDGET": str(LONG_BUDGET),
         "TTT_SEARCH_DEADLINE_MS": "600000",
+        **NO_CLIENT_LIMITS,  # each 600 s search would cost a whole bucket
     }
     with running_server(tmp_path, **settings) as server:
         for board in BIG[:3]:  # each alone would search for well over a minute

@@ -58,6 +58,7 @@ def test_promtool_accepts_the_exposition(scrape: str) -> None:
         "http_request_duration_seconds_bucket",
         "http_requests_in_flight",
         "tictactoe_request_heads_refused_total",
+        "tictactoe_requests_limited_total",
         "tictactoe_cache_hits_total",
         "tictactoe_cache_misses_total",
         "tictactoe_cache_entries",
@@ -227,6 +228,13 @@ FAMILIES = {
         "type: headers-too-large (431), headers-timeout (408).",
         ("reason",),
     ),
+    "tictactoe_requests_limited": (
+        "counter",
+        "Requests refused with 429 by the per-client limits, by reason: rate (the client's "
+        "bucket of work units was short) or concurrency (it had its share of searches "
+        "running or waiting).",
+        ("reason",),
+    ),
     "tictactoe_search_duration_seconds": (
         "histogram",
         "Wall time of searches that ran, by the board's longer side: 3-7 (the exact core), "
@@ -306,6 +314,7 @@ def test_the_families_have_their_names_types_help_and_labels() -> None:
         "headers-too-large",
         "headers-timeout",
     }
+    assert values["tictactoe_requests_limited"]["reason"] == {"rate", "concurrency"}
     buckets = {float(le) for le in values["tictactoe_batch_size"]["le"]}
     assert buckets == {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, math.inf}
 

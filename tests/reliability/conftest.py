@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.server import free_port
+from tests.server import NO_CLIENT_LIMITS, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "bench" / "results" / "reliability.json"
@@ -60,6 +60,7 @@ class Backend:
             "TTT_HOST": "127.0.0.1",
             "TTT_PORT": str(self.port),
             "TTT_LOG_LEVEL": "warning",
+            **NO_CLIENT_LIMITS,
             **settings,
         }
         self.process: subprocess.Popen[bytes] | None = None

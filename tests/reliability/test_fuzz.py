@@ -32,6 +32,7 @@ from service.app import create_app
 from service.engine import Board
 from service.settings import Settings
 from tests.ops.waiting import ready
+from tests.server import UNREACHED_LIMITS
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 URI = "urn:tictactoe-openapi"
@@ -104,7 +105,9 @@ def contract() -> Contract:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    app = create_app(Settings(node_budget=2_000, batch_limit=10, log_level="warning"))
+    app = create_app(
+        Settings(node_budget=2_000, batch_limit=10, log_level="warning", **UNREACHED_LIMITS)
+    )
     with TestClient(app, raise_server_exceptions=False) as test_client:
         ready(test_client)
         yield test_client
