@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -14,7 +15,7 @@ import httpx
 import pytest
 
 from tests.clients.conftest import BATCH_LIMIT
-from tests.server import RunningServer
+from tests.server import RunningServer, running_server
 from tictactoe_client import (
     AnalysisRequest,
     AsyncClient,
@@ -26,6 +27,7 @@ from tictactoe_client import (
     Problem,
     ProblemError,
 )
+from tictactoe_client.retries import DEFAULT_RETRIES, MAX_RETRY_AFTER
 
 pytestmark = pytest.mark.server
 
@@ -340,3 +342,62 @@ def test_settings_are_checked_up_front() -> None:
         Client("http://127.0.0.1:1", retries=-1)
     with pytest.raises(ValueError, match="batch_limit must be 1 or more, not 0"):
         AsyncClient("http://127.0.0.1:1", batch_limit=0)
+
+
+KEY = "client-test-key"
+SLOW_KEY = "client-test-key-with-a-tiny-quota"
+
+
+@pytest.fixture(scope="module")
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A server that answers only known keys; SLOW_KEY's bucket holds one unit."""
+    folder = tmp_path_factory.mktemp("keyed-server")
+    keys = folder / "keys.json"
+    entries = [
+        {"name": "test", "sha256": hashlib.sha256(KEY.encode()).hexdigest()},
+        {
+            "name": "slow",
+            "sha256": hashlib.sha256(SLOW_KEY.encode()).hexdigest(),
+            "rate": 0.01,
+            "burst": 1,
+        },
+    ]
+    keys.write_text(json.dumps({"keys": entries}))
+    with running_server(
+        folder, TTT_API_KEYS_FILE=str(keys), TTT_REQUIRE_API_KEY="1", TTT_LOG_LEVEL="warning"
+    ) as running:
+        yield running
+
+
+def test_a_known_api_key_is_let_in(keyed_server: RunningServer) -> None:
+    with Client(keyed_server.url, api_key=KEY) as client:
+        assert client.move("X...O....").move.index == 1
+
+
+@pytest.mark.parametrize("api_key", [None, "not-a-known-key"])
+def test_a_server_that_requires_a_key_refuses_others(
+    keyed_server: RunningServer, api_key: str | None
+) -> None:
+    waits: list[float] = []
+    with (
+        Client(keyed_server.url, api_key=api_key, sleep=waits.append) as client,
+        pytest.raises(ProblemError) as caught,
+    ):
+        client.move("X...O....")
+    assert (caught.value.status, caught.value.type) == (401, "/problems/api-key-required")
+    assert waits == []
+
+
+def test_a_client_over_its_quota_retries_then_raises_the_429(
+    keyed_server: RunningServer,
+) -> None:
+    waits: list[float] = []
+    with Client(keyed_server.url, api_key=SLOW_KEY, sleep=waits.append) as client:
+        client.move("X...O....")  # the bucket's one unit
+        with pytest.raises(ProblemError) as caught:
+            client.move("X...O....")
+    error = caught.value
+    assert (error.status, error.type) == (429, "/problems/rate-limited")
+    assert error.raw["reason"] == "rate"
+    assert error.retry_after is not None and 60 < error.retry_after <= 100
+    assert waits == [MAX_RETRY_AFTER] * DEFAULT_RETRIES

@@ -1,5 +1,6 @@
-"""What the Python client sends again, and how long it waits: scripted answers
-through ``httpx.MockTransport``, waits recorded instead of slept."""
+"""What the Python client sends again, and how long it waits, and the headers it
+sends: scripted answers through ``httpx.MockTransport``, waits recorded instead
+of slept."""
 
 from __future__ import annotations
 
@@ -21,8 +22,11 @@ HEALTHY = httpx.Response(200, json={"status": "ok"})
 Step = httpx.Response | httpx.TransportError
 
 
-def problem(status: int, headers: dict[str, str] | None = None) -> httpx.Response:
+def problem(
+    status: int, headers: dict[str, str] | None = None, **extensions: str
+) -> httpx.Response:
     body = {"type": f"/problems/{status}", "title": "t", "status": status, "detail": "d"}
+    body |= extensions
     return httpx.Response(
         status, json=body, headers={"content-type": "application/problem+json", **(headers or {})}
     )
@@ -44,10 +48,13 @@ class Script:
         return httpx.Response(step.status_code, headers=step.headers, content=step.content)
 
 
-def scripted(script: Script, retries: int = 3) -> tuple[Client, list[float]]:
+def scripted(
+    script: Script, retries: int = 3, api_key: str | None = None
+) -> tuple[Client, list[float]]:
     waits: list[float] = []
     http = httpx.Client(transport=httpx.MockTransport(script))
-    return Client(URL, retries=retries, http_client=http, sleep=waits.append), waits
+    client = Client(URL, retries=retries, api_key=api_key, http_client=http, sleep=waits.append)
+    return client, waits
 
 
 def connect_error() -> httpx.ConnectError:
@@ -66,6 +73,10 @@ def connect_error() -> httpx.ConnectError:
         ([connect_error(), HEALTHY], [0.5]),
         ([httpx.ReadTimeout("slow"), problem(503), HEALTHY], [0.5, 1.0]),
         ([httpx.RemoteProtocolError("closed mid-answer"), HEALTHY], [0.5]),
+        ([problem(429, {"retry-after": "1"}, reason="rate"), HEALTHY], [1.0]),
+        ([problem(429, {"retry-after": "4"}, reason="concurrency"), HEALTHY], [4.0]),
+        ([problem(429), problem(503), problem(429, {"retry-after": "1"}), HEALTHY], [0.5, 1, 2]),
+        ([problem(429, {"retry-after": "3600"}), HEALTHY], [MAX_RETRY_AFTER]),
     ],
     ids=[
         "503-once",
@@ -77,6 +88,10 @@ def connect_error() -> httpx.ConnectError:
         "connect-error",
         "timeout-then-503",
         "connection-closed",
+        "429-rate",
+        "429-concurrency",
+        "429-and-503-share-the-retries",
+        "429-retry-after-capped",
     ],
 )
 def test_transient_failures_are_retried_with_backoff(steps: list[Step], waits: list[float]) -> None:
@@ -94,7 +109,7 @@ def test_retry_after_as_an_http_date_is_honoured() -> None:
     assert 3.5 < waited[0] <= 5.0
 
 
-@pytest.mark.parametrize("status", [400, 404, 408, 413, 415, 422, 429, 500])
+@pytest.mark.parametrize("status", [400, 401, 404, 408, 413, 415, 422, 500])
 def test_other_errors_are_never_retried(status: int) -> None:
     script = Script(problem(status, {"retry-after": "1"}), HEALTHY)
     client, waited = scripted(script)
@@ -111,6 +126,90 @@ def test_a_503_past_the_last_retry_is_raised() -> None:
         client.analysis("X........")
     assert caught.value.status == 503
     assert (len(script.sent), waited) == (3, [1.0, 1.0])
+
+
+def test_a_429_past_the_last_retry_is_raised_with_its_reason_and_wait() -> None:
+    script = Script(*[problem(429, {"retry-after": "7"}, reason="concurrency")] * 3)
+    client, waited = scripted(script, retries=2)
+    with pytest.raises(ProblemError) as caught:
+        client.move("X........")
+    error = caught.value
+    assert (error.status, error.type, error.raw["reason"]) == (429, "/problems/429", "concurrency")
+    assert error.retry_after == 7.0
+    assert (len(script.sent), waited) == (3, [7.0, 7.0])
+
+
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [({"retry-after": "120"}, 120.0), ({"retry-after": "soon"}, None), ({}, None)],
+    ids=["seconds-uncapped", "unreadable", "absent"],
+)
+def test_a_final_problem_tells_the_wait_it_was_given(
+    headers: dict[str, str], seconds: float | None
+) -> None:
+    client, _ = scripted(Script(problem(429, headers, reason="rate")), retries=0)
+    with pytest.raises(ProblemError) as caught:
+        client.health()
+    assert caught.value.retry_after == seconds
+
+
+def test_a_chunks_problem_keeps_its_wait() -> None:
+    refused = {**problem(422).json(), "errors": [{"pointer": "/requests/0/board", "detail": "d"}]}
+    chunk = httpx.Response(200, json={"results": [refused]})
+    script = Script(chunk, problem(429, {"retry-after": "5"}, reason="rate"))
+    http = httpx.Client(transport=httpx.MockTransport(script))
+    client = Client(URL, retries=0, batch_limit=1, http_client=http)
+    with pytest.raises(ProblemError) as caught:
+        client.batch(["X........", "O........"])
+    assert (caught.value.raw["reason"], caught.value.retry_after) == ("rate", 5.0)
+
+
+def test_the_api_key_goes_with_every_request_and_retry() -> None:
+    script = Script(problem(429, {"retry-after": "1"}), problem(503), HEALTHY, HEALTHY)
+    client, _ = scripted(script, api_key="k3y-0f-~40-chars!")
+    client.health()
+    client.health()
+    assert [request.headers["x-api-key"] for request in script.sent] == ["k3y-0f-~40-chars!"] * 4
+
+
+def test_without_an_api_key_none_is_sent() -> None:
+    script = Script(HEALTHY)
+    client, _ = scripted(script)
+    client.health()
+    assert "x-api-key" not in script.sent[0].headers
+
+
+SECRET = "s3cret"
+
+
+@pytest.mark.parametrize(
+    ("api_key", "fault"),
+    [
+        ("", "it is empty"),
+        (SECRET * 22, "it has 132 characters"),
+        (f"{SECRET} 1", "character 7 is outside that range"),
+        (f"{SECRET}\t", "character 7 is outside that range"),
+        (f"\n{SECRET}", "character 1 is outside that range"),
+        (f"{SECRET}\x7f", "character 7 is outside that range"),
+        (f"{SECRET}\u00e9", "character 7 is outside that range"),
+    ],
+    ids=["empty", "too-long", "space", "tab", "newline", "delete", "non-ascii"],
+)
+@pytest.mark.parametrize("kind", [Client, AsyncClient])
+def test_a_malformed_api_key_is_refused_without_being_echoed(
+    kind: type[Client] | type[AsyncClient], api_key: str, fault: str
+) -> None:
+    with pytest.raises(ValueError) as caught:
+        kind(URL, api_key=api_key)
+    message = str(caught.value)
+    assert message.startswith("api_key must be 1 to 128 visible ASCII characters (0x21-0x7E)")
+    assert fault in message
+    assert SECRET not in message and repr(api_key) not in message
+
+
+@pytest.mark.parametrize("api_key", ["!", "~" * 128, "Ab0-_.:/+=~!"])
+def test_a_well_formed_api_key_is_taken(api_key: str) -> None:
+    Client(URL, api_key=api_key).close()
 
 
 def test_a_transport_error_past_the_last_retry_is_raised() -> None:
@@ -163,23 +262,33 @@ def test_a_batch_retries_each_chunk_alone() -> None:
 
 
 def test_the_async_client_retries_alike() -> None:
-    script = Script(connect_error(), problem(503, {"retry-after": "2"}), HEALTHY, problem(422))
+    script = Script(
+        connect_error(),
+        problem(503, {"retry-after": "2"}),
+        problem(429, {"retry-after": "3"}),
+        HEALTHY,
+        *[problem(429, {"retry-after": "9"}, reason="rate")] * 4,
+    )
     waits: list[float] = []
 
     async def record(seconds: float) -> None:
         waits.append(seconds)
 
-    async def run() -> int:
+    async def run() -> ProblemError:
         http = httpx.AsyncClient(transport=httpx.MockTransport(script))
-        async with AsyncClient(URL, http_client=http, sleep=record) as client:
+        async with AsyncClient(
+            URL, retries=3, api_key="key", http_client=http, sleep=record
+        ) as client:
             await client.health()
             with pytest.raises(ProblemError) as caught:
                 await client.move("X........")
         await http.aclose()
-        return caught.value.status
+        return caught.value
 
-    assert asyncio.run(run()) == 422
-    assert waits == [0.5, 2.0] and len(script.sent) == 4
+    error = asyncio.run(run())
+    assert (error.status, error.raw["reason"], error.retry_after) == (429, "rate", 9.0)
+    assert waits == [0.5, 2.0, 3.0, 9.0, 9.0, 9.0] and len(script.sent) == 8
+    assert {request.headers["x-api-key"] for request in script.sent} == {"key"}
 
 
 def test_an_unreachable_server_is_retried_then_raised() -> None:

@@ -3,8 +3,8 @@
  *
  * The types come from `schema.ts`, generated from the service's committed
  * `openapi/openapi.json` (`npm run generate`; a test fails when they drift).
- * Error answers throw `ProblemError`; a `503` and a failed `fetch` are tried
- * again with the same policy as the Python client.
+ * Error answers throw `ProblemError`; a `503`, a `429` and a failed `fetch` are
+ * tried again with the same policy as the Python client.
  */
 
 import type { components } from "./schema.js";
@@ -34,7 +34,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const FIRST_WAIT_MS = 500;
 const MAX_WAIT_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 30_000;
-const RETRIED_STATUS = 503;
+const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+/** What the server takes as `X-API-Key`; it answers 400 to anything else. */
+const MAX_API_KEY_LENGTH = 128;
 const REQUEST_POINTER = /(?<![\w/])\/requests\/(\d+)\b/g;
 
 export interface ClientOptions {
@@ -42,12 +44,18 @@ export interface ClientOptions {
   baseUrl: string;
   /** The `fetch` to use; the global one by default. */
   fetch?: typeof fetch;
-  /** How often a `503` or a failed `fetch` is tried again (3). */
+  /** How often a `503`, a `429` or a failed `fetch` is tried again (3). */
   retries?: number;
   /** Requests per `POST /v1/batch`; longer lists are sent in chunks (100). */
   batchLimit?: number;
   /** Each attempt is aborted after this long (30 s). */
   timeoutMs?: number;
+  /**
+   * Sent as `X-API-Key` with every request: a key the server knows has its own
+   * quota. One the server would refuse as malformed (empty, over 128
+   * characters, or outside visible ASCII) throws a `RangeError` here.
+   */
+  apiKey?: string;
   /** How retries wait; tests pass one that does not. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -75,14 +83,20 @@ export interface Client {
   health(): Promise<Health>;
 }
 
-/** The server answered with a problem (after any retries). */
+/**
+ * The server answered with a problem (after any retries). A `429`'s
+ * `problem.reason` says which quota was met, `rate` or `concurrency`.
+ */
 export class ProblemError extends Error {
   readonly problem: Problem;
+  /** What the answer's `Retry-After` asked for (a `429` or a `503`), uncapped, in ms. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(problem: Problem) {
+  constructor(problem: Problem, retryAfterMs?: number) {
     super(`${problem.status} ${problem.title}: ${problem.detail}`);
     this.name = "ProblemError";
     this.problem = problem;
+    this.retryAfterMs = retryAfterMs;
   }
 
   get type(): string {
@@ -121,6 +135,9 @@ export function createClient(options: ClientOptions): Client {
   if (!Number.isInteger(batchLimit) || batchLimit < 1) {
     throw new RangeError(`batchLimit must be 1 or more, not ${batchLimit}`);
   }
+  if (options.apiKey !== undefined) checkApiKey(options.apiKey);
+  const headers: Record<string, string> =
+    options.apiKey === undefined ? {} : { "x-api-key": options.apiKey };
 
   async function send<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
@@ -137,7 +154,10 @@ export function createClient(options: ClientOptions): Client {
       try {
         response = await fetcher(baseUrl + path, {
           method,
-          headers: body === undefined ? {} : { "content-type": "application/json" },
+          headers:
+            body === undefined
+              ? { ...headers }
+              : { ...headers, "content-type": "application/json" },
           body: body === undefined ? null : JSON.stringify(body),
           signal: controller.signal,
         });
@@ -149,13 +169,13 @@ export function createClient(options: ClientOptions): Client {
       } finally {
         clearTimeout(timer);
       }
-      if (response.status === RETRIED_STATUS && attempt < retries) {
-        const asked = retryAfter(response.headers.get("retry-after"));
+      const asked = retryAfter(response.headers.get("retry-after"));
+      if (RETRIED_STATUSES.has(response.status) && attempt < retries) {
         await sleep(Math.max(backoff(attempt), Math.min(asked ?? 0, MAX_RETRY_AFTER_MS)));
         continue;
       }
       if (response.ok) return JSON.parse(text) as T;
-      throw new ProblemError(problemOf(response, text));
+      throw new ProblemError(problemOf(response, text), asked);
     }
   }
 
@@ -173,7 +193,7 @@ export function createClient(options: ClientOptions): Client {
           answer = await send<Schemas["BatchAnswer"]>("POST", "/v1/batch", { requests: chunk });
         } catch (error) {
           if (error instanceof ProblemError && offset > 0) {
-            throw new ProblemError(shiftPointers(error.problem, offset));
+            throw new ProblemError(shiftPointers(error.problem, offset), error.retryAfterMs);
           }
           throw error;
         }
@@ -184,6 +204,26 @@ export function createClient(options: ClientOptions): Client {
       return results;
     },
   };
+}
+
+/** A `RangeError` for a key the server would refuse; the message never quotes the key. */
+function checkApiKey(apiKey: unknown): void {
+  let fault: string | undefined;
+  if (typeof apiKey !== "string") {
+    fault = `it is a ${typeof apiKey}, not a string`;
+  } else if (apiKey === "") {
+    fault = "it is empty";
+  } else if (apiKey.length > MAX_API_KEY_LENGTH) {
+    fault = `it has ${apiKey.length} characters`;
+  } else {
+    const position = [...apiKey].findIndex((character) => !/^[\x21-\x7e]$/.test(character));
+    if (position >= 0) fault = `character ${position + 1} is outside that range`;
+  }
+  if (fault !== undefined) {
+    throw new RangeError(
+      `apiKey must be 1 to ${MAX_API_KEY_LENGTH} visible ASCII characters (0x21-0x7E); ${fault}`,
+    );
+  }
 }
 
 /**

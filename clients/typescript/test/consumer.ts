@@ -10,7 +10,7 @@ import {
   ProblemError,
 } from "../dist/index.js";
 
-const client = createClient({ baseUrl: "http://127.0.0.1:8000", retries: 1 });
+const client = createClient({ baseUrl: "http://127.0.0.1:8000", retries: 1, apiKey: "key" });
 
 export async function play(): Promise<void> {
   const answer: MoveAnswer = await client.move({ board: "X...O....", difficulty: "hard", seed: 1 });
@@ -37,7 +37,9 @@ export async function play(): Promise<void> {
     if (error instanceof ProblemError) {
       const status: number = error.status;
       const winner: unknown = error.problem.winner;
-      void [status, winner];
+      const reason: unknown = error.problem.reason;
+      const wait: number | undefined = error.retryAfterMs;
+      void [status, winner, reason, wait];
     }
   }
   void [index, outcome, after, scores];
@@ -56,6 +58,8 @@ export async function play(): Promise<void> {
   await client.batch(["X...O....", 9]);
   // @ts-expect-error: one board is not a batch
   await client.batch("X...O....");
+  // @ts-expect-error: an API key is a string
+  createClient({ baseUrl: "http://127.0.0.1:8000", apiKey: 42 });
   // @ts-expect-error: the base URL is required
   createClient({ retries: 2 });
 }

@@ -1,5 +1,6 @@
-// What the client sends again and how long it waits: scripted answers through
-// an injected fetch, waits recorded instead of slept. No server needed.
+// What the client sends again, how long it waits, and the headers it sends:
+// scripted answers through an injected fetch, waits recorded instead of slept.
+// No server needed.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
@@ -7,11 +8,11 @@ import { createClient, ProblemError, retryAfter } from "../dist/index.js";
 
 const URL = "http://tictactoe.test";
 const healthy = () => Response.json({ status: "ok" });
-const problem = (status, headers = {}) =>
-  new Response(JSON.stringify({ type: `/problems/${status}`, title: "t", status, detail: "d" }), {
-    status,
-    headers: { "content-type": "application/problem+json", ...headers },
-  });
+const problem = (status, headers = {}, extensions = {}) =>
+  new Response(
+    JSON.stringify({ type: `/problems/${status}`, title: "t", status, detail: "d", ...extensions }),
+    { status, headers: { "content-type": "application/problem+json", ...headers } },
+  );
 const refused = () => new TypeError("fetch failed");
 const timedOut = () => new DOMException("The operation was aborted due to timeout", "TimeoutError");
 const cutOff = () =>
@@ -57,6 +58,22 @@ describe("transient failures are retried with backoff", () => {
     ["connection refused", [refused, healthy], [500]],
     ["timeout, then 503", [timedOut, () => problem(503), healthy], [500, 1000]],
     ["connection lost mid-answer", [cutOff, healthy], [500]],
+    [
+      "429, rate",
+      [() => problem(429, { "retry-after": "1" }, { reason: "rate" }), healthy],
+      [1000],
+    ],
+    [
+      "429, concurrency",
+      [() => problem(429, { "retry-after": "4" }, { reason: "concurrency" }), healthy],
+      [4000],
+    ],
+    [
+      "429 and 503 share the retries",
+      [() => problem(429), () => problem(503), () => problem(429, { "retry-after": "1" }), healthy],
+      [500, 1000, 2000],
+    ],
+    ["429's Retry-After capped", [() => problem(429, { "retry-after": "3600" }), healthy], [30000]],
   ];
   for (const [name, steps, waits] of cases) {
     test(name, async () => {
@@ -75,7 +92,7 @@ test("Retry-After as an HTTP date is honoured", async () => {
   assert.ok(run.waits[0] > 3500 && run.waits[0] <= 5000, `waited ${run.waits[0]} ms`);
 });
 
-for (const status of [400, 404, 408, 413, 415, 422, 429, 500]) {
+for (const status of [400, 401, 404, 408, 413, 415, 422, 500]) {
   test(`${status} is never retried`, async () => {
     const run = scripted([() => problem(status, { "retry-after": "1" }), healthy]);
     await assert.rejects(run.client.move({ board: "X........" }), (error) => {
@@ -99,6 +116,105 @@ test("a 503 past the last retry is thrown", async () => {
   });
   assert.equal(run.sent.length, 3);
   assert.deepEqual(run.waits, [1000, 1000]);
+});
+
+test("a 429 past the last retry is thrown with its reason and wait", async () => {
+  const run = scripted(
+    Array(3).fill(() => problem(429, { "retry-after": "7" }, { reason: "concurrency" })),
+    { retries: 2 },
+  );
+  await assert.rejects(run.client.move({ board: "X........" }), (error) => {
+    assert.ok(error instanceof ProblemError);
+    assert.deepEqual(
+      [error.status, error.problem.reason, error.retryAfterMs],
+      [429, "concurrency", 7000],
+    );
+    return true;
+  });
+  assert.equal(run.sent.length, 3);
+  assert.deepEqual(run.waits, [7000, 7000]);
+});
+
+describe("a final problem tells the wait it was given", () => {
+  const cases = [
+    ["in seconds, uncapped", { "retry-after": "120" }, 120_000],
+    ["unreadable", { "retry-after": "soon" }, undefined],
+    ["absent", {}, undefined],
+  ];
+  for (const [name, headers, ms] of cases) {
+    test(name, async () => {
+      const run = scripted([() => problem(429, headers, { reason: "rate" })], { retries: 0 });
+      await assert.rejects(run.client.health(), (error) => {
+        assert.equal(error.retryAfterMs, ms);
+        return true;
+      });
+    });
+  }
+});
+
+test("a chunk's problem keeps its wait", async () => {
+  const item = { type: "/problems/x", title: "t", status: 422, detail: "d" };
+  const run = scripted(
+    [
+      () => Response.json({ results: [item] }),
+      () => problem(429, { "retry-after": "5" }, { reason: "rate" }),
+    ],
+    { retries: 0, batchLimit: 1 },
+  );
+  await assert.rejects(run.client.batch(["X........", "O........"]), (error) => {
+    assert.deepEqual([error.problem.reason, error.retryAfterMs], ["rate", 5000]);
+    return true;
+  });
+});
+
+test("the API key goes with every request and retry", async () => {
+  const steps = [() => problem(429, { "retry-after": "1" }), () => problem(503), healthy, healthy];
+  const run = scripted(steps, { apiKey: "k3y-0f-~40-chars!" });
+  await run.client.health();
+  await run.client.move({ board: "X........" });
+  assert.deepEqual(
+    run.sent.map((request) => request.init.headers["x-api-key"]),
+    Array(4).fill("k3y-0f-~40-chars!"),
+  );
+});
+
+test("without an API key none is sent", async () => {
+  const run = scripted([healthy]);
+  await run.client.health();
+  assert.ok(!("x-api-key" in run.sent[0].init.headers));
+});
+
+describe("a malformed API key is refused without being echoed", () => {
+  const secret = "s3cret";
+  const cases = [
+    ["empty", "", "it is empty"],
+    ["too long", secret.repeat(22), "it has 132 characters"],
+    ["space", `${secret} 1`, "character 7 is outside that range"],
+    ["tab", `${secret}\t`, "character 7 is outside that range"],
+    ["newline", `\n${secret}`, "character 1 is outside that range"],
+    ["delete", `${secret}\x7f`, "character 7 is outside that range"],
+    ["non-ASCII", `${secret}\u00e9`, "character 7 is outside that range"],
+  ];
+  for (const [name, apiKey, fault] of cases) {
+    test(name, () => {
+      assert.throws(
+        () => createClient({ baseUrl: URL, apiKey }),
+        (error) => {
+          assert.equal(error.name, "RangeError");
+          assert.equal(
+            error.message,
+            `apiKey must be 1 to 128 visible ASCII characters (0x21-0x7E); ${fault}`,
+          );
+          return true;
+        },
+      );
+    });
+  }
+});
+
+test("a well-formed API key is taken", () => {
+  for (const apiKey of ["!", "~".repeat(128), "Ab0-_.:/+=~!"])
+    createClient({ baseUrl: URL, apiKey });
 });
 
 test("a failed fetch past the last retry is thrown as it was", async () => {

@@ -33,7 +33,7 @@ from tictactoe_client.models import (
     to_json,
 )
 from tictactoe_client.problems import Problem, ProblemError, problem_of
-from tictactoe_client.retries import DEFAULT_RETRIES, RETRIED_ERRORS, Backoff
+from tictactoe_client.retries import DEFAULT_RETRIES, RETRIED_ERRORS, Backoff, retry_after
 
 MOVE_PATH = "/v1/move"
 ANALYSIS_PATH = "/v1/analysis"
@@ -49,19 +49,28 @@ except metadata.PackageNotFoundError:  # run from a source tree without installi
     VERSION = "0+unknown"
 USER_AGENT = f"tictactoe-client/{VERSION} (python)"
 _REQUEST_POINTER = re.compile(r"(?<![\w/])/requests/(\d+)\b")
+# What the server takes as X-API-Key (service/api/limits.py); it answers 400 to anything else.
+MAX_API_KEY_LENGTH = 128
 
 
 class _Settings:
     """What both clients are configured with, and what they do without I/O."""
 
-    def __init__(self, base_url: str, timeout: float, retries: int, batch_limit: int) -> None:
+    def __init__(
+        self, base_url: str, timeout: float, retries: int, batch_limit: int, api_key: str | None
+    ) -> None:
         Backoff(retries)  # refuses a negative count now rather than at the first call
         if batch_limit < 1:
             raise ValueError(f"batch_limit must be 1 or more, not {batch_limit}")
+        if api_key is not None:
+            _check_api_key(api_key)
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.retries = retries
         self.batch_limit = batch_limit
+        self._headers = {"user-agent": USER_AGENT}
+        if api_key is not None:
+            self._headers["x-api-key"] = api_key
 
     def _chunks(
         self, requests: Iterable[MoveRequest | str | Mapping[str, Any]]
@@ -73,6 +82,32 @@ class _Settings:
         pending = _move_requests(requests)
         for offset in range(0, len(pending), self.batch_limit):
             yield offset, pending[offset : offset + self.batch_limit]
+
+
+def _check_api_key(api_key: str) -> None:
+    """A ``ValueError`` for a key the server would refuse; the message never quotes the key.
+
+    >>> try:
+    ...     _check_api_key("my key")
+    ... except ValueError as error:
+    ...     print(str(error).partition("; ")[2])
+    character 3 is outside that range
+    """
+    fault = None
+    if not api_key:
+        fault = "it is empty"
+    elif len(api_key) > MAX_API_KEY_LENGTH:
+        fault = f"it has {len(api_key)} characters"
+    else:
+        for position, character in enumerate(api_key, 1):
+            if not "\x21" <= character <= "\x7e":
+                fault = f"character {position} is outside that range"
+                break
+    if fault is not None:
+        raise ValueError(
+            f"api_key must be 1 to {MAX_API_KEY_LENGTH} visible ASCII characters (0x21-0x7E); "
+            + fault
+        )
 
 
 _MOVE_REQUEST_FIELDS = tuple(field.name for field in dataclasses.fields(MoveRequest))
@@ -129,7 +164,7 @@ def _moves(moves: Sequence[MoveName] | None) -> tuple[MoveName, ...] | None:
 def _answer(response: httpx.Response) -> Any:
     if response.is_success:
         return response.json()
-    raise ProblemError(problem_of(response))
+    raise ProblemError(problem_of(response), retry_after(response.headers.get("retry-after")))
 
 
 def _batch_body(chunk: Sequence[MoveRequest]) -> dict[str, Any]:
@@ -149,7 +184,7 @@ def _batch_error(error: ProblemError, offset: int) -> ProblemError:
     """A chunk's problem, its pointers counted in the whole list of requests."""
     if offset == 0 or not error.raw:
         return error
-    return ProblemError(Problem.from_json(_shift_pointers(error.raw, offset)))
+    return ProblemError(Problem.from_json(_shift_pointers(error.raw, offset)), error.retry_after)
 
 
 def _shift_pointers(problem: Mapping[str, Any], offset: int) -> dict[str, Any]:
@@ -182,6 +217,9 @@ def _shift_pointers(problem: Mapping[str, Any], offset: int) -> dict[str, Any]:
 class Client(_Settings):
     """A blocking client. Use it as a context manager, or call :meth:`close`.
 
+    ``api_key`` goes with every request as ``X-API-Key``: a key the server
+    knows has its own quota. One the server would refuse as malformed (empty,
+    over 128 characters, or outside visible ASCII) is a ``ValueError`` here.
     ``http_client`` lends an ``httpx.Client`` of your own: its settings, its
     timeout included, apply, and it is not closed here. ``sleep`` is how
     retries wait.
@@ -194,10 +232,11 @@ class Client(_Settings):
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,
         batch_limit: int = DEFAULT_BATCH_LIMIT,
+        api_key: str | None = None,
         http_client: httpx.Client | None = None,
         sleep: Callable[[float], object] = time.sleep,
     ) -> None:
-        super().__init__(base_url, timeout, retries, batch_limit)
+        super().__init__(base_url, timeout, retries, batch_limit, api_key)
         self._owns_http = http_client is None
         self._http = httpx.Client(timeout=timeout) if http_client is None else http_client
         self._sleep = sleep
@@ -271,7 +310,7 @@ class Client(_Settings):
                     method,
                     self.base_url + path,
                     json=body,
-                    headers={"user-agent": USER_AGENT},
+                    headers=self._headers,
                 )
             except RETRIED_ERRORS:
                 wait = backoff.after_error()
@@ -302,7 +341,8 @@ class Client(_Settings):
 class AsyncClient(_Settings):
     """The same calls as :class:`Client`, awaited. Use ``async with`` or :meth:`aclose`.
 
-    ``http_client`` lends an ``httpx.AsyncClient`` as ``Client``'s ``http_client``.
+    ``api_key`` as ``Client``'s; ``http_client`` lends an ``httpx.AsyncClient`` as
+    ``Client``'s ``http_client``.
     """
 
     def __init__(
@@ -312,10 +352,11 @@ class AsyncClient(_Settings):
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,
         batch_limit: int = DEFAULT_BATCH_LIMIT,
+        api_key: str | None = None,
         http_client: httpx.AsyncClient | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
-        super().__init__(base_url, timeout, retries, batch_limit)
+        super().__init__(base_url, timeout, retries, batch_limit, api_key)
         self._owns_http = http_client is None
         self._http = httpx.AsyncClient(timeout=timeout) if http_client is None else http_client
         self._sleep = sleep
@@ -383,7 +424,7 @@ class AsyncClient(_Settings):
                     method,
                     self.base_url + path,
                     json=body,
-                    headers={"user-agent": USER_AGENT},
+                    headers=self._headers,
                 )
             except RETRIED_ERRORS:
                 wait = backoff.after_error()

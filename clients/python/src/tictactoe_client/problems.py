@@ -47,11 +47,17 @@ class Problem:
 
 
 class ProblemError(Exception):
-    """The server answered a call with a problem (after any retries)."""
+    """The server answered a call with a problem (after any retries).
 
-    def __init__(self, problem: Problem) -> None:
+    ``retry_after`` is the seconds the answer's ``Retry-After`` header asked
+    for (a ``429`` or a ``503``; not capped as retries cap it), or ``None``; a ``429``'s
+    ``raw["reason"]`` says which quota was met, ``rate`` or ``concurrency``.
+    """
+
+    def __init__(self, problem: Problem, retry_after: float | None = None) -> None:
         super().__init__(f"{problem.status} {problem.title}: {problem.detail}")
         self.problem = problem
+        self.retry_after = retry_after
 
     @property
     def type(self) -> str:

@@ -1,13 +1,14 @@
 """When to send a request again, and how long to wait first.
 
-Only a ``503`` (the server is starting, stopping or its search queue is full)
-and a failure to reach the server or to hear back are retried: every call asks
-a question whose answer does not depend on how often it is asked, so sending
-it again is safe. Any other answer, every 4xx included, is final.
+Only a ``503`` (the server is starting, stopping or its search queue is full),
+a ``429`` (this client is over its quota: its rate, or its searches running at
+once) and a failure to reach the server or to hear back are retried: every
+call asks a question whose answer does not depend on how often it is asked, so
+sending it again is safe. Any other answer, every other 4xx included, is final.
 
 Waits double from :data:`FIRST_WAIT` up to :data:`MAX_WAIT`; a ``Retry-After``
 header (seconds or an HTTP date) lengthens the wait to what it asks, up to
-:data:`MAX_RETRY_AFTER`.
+:data:`MAX_RETRY_AFTER`. A ``429`` and a ``503`` draw on the same retries.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ DEFAULT_RETRIES = 3
 FIRST_WAIT = 0.5
 MAX_WAIT = 8.0
 MAX_RETRY_AFTER = 30.0
-RETRIED_STATUS = 503
+RETRIED_STATUSES = frozenset({429, 503})
 # Connection refused or reset, timeouts, a connection closed mid-answer.
 RETRIED_ERRORS = (httpx.NetworkError, httpx.TimeoutException, httpx.RemoteProtocolError)
 
@@ -47,7 +48,7 @@ class Backoff:
 
     def after_response(self, response: httpx.Response) -> float | None:
         """An answer: wait before sending again, or ``None`` to accept it."""
-        if response.status_code != RETRIED_STATUS:
+        if response.status_code not in RETRIED_STATUSES:
             return None
         return self._next(retry_after(response.headers.get("retry-after")))
 
