@@ -168,6 +168,7 @@ bench: $(DEV_STAMP)
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py
 	$(PY) bench/load.py
+	$(PY) bench/fairness.py
 	$(PY) bench/memory.py
 	$(PY) bench/gomoku.py
 	$(PY) bench/tactics.py

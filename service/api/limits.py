@@ -406,14 +406,25 @@ class Limits:
                 reason="rate",
             )
 
-    def too_many_searches(self, client: Client, typical_seconds: float) -> ProblemError:
-        """The 429 for a client with its quota of searches running or waiting."""
+    def too_many_searches(
+        self, client: Client, typical_seconds: float, displaced: bool = False
+    ) -> ProblemError:
+        """The 429 for a client with its quota of searches running or waiting, or
+        one whose waiting search gave its place in a full queue to another client's."""
         self.refused["concurrency"] += 1
         wait = max(1, math.ceil(typical_seconds))
+        detail = (
+            f"this client already has {client.quota.searches} searches running or waiting; "
+            "wait for an answer before asking again"
+        )
+        if displaced:
+            detail = (
+                "the search queue is full and this client holds more of it than others: "
+                "this waiting search gave its place to another client's"
+            )
         return ProblemError(
             "rate-limited",
-            f"this client already has {client.quota.searches} searches running or waiting; "
-            "wait for an answer before asking again",
+            detail,
             headers={"retry-after": str(wait)},
             reason="concurrency",
         )

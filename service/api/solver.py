@@ -73,6 +73,7 @@ T = TypeVar("T")
 class _Stop(Enum):
     CLIENT_LEFT = "client-left"
     NEVER_STARTED = "never-started"
+    DISPLACED = "displaced"
 
 
 class ClientLeft(ClientDisconnect):
@@ -122,6 +123,8 @@ class Admission:
         # longer side, or "batch"): a 3x3 lookup does not make a 20x20 search look short.
         self.typical: dict[str, float] = {}
         self.kind: dict[SearchControl, str] = {}
+        # Waiting searches taken out of a full queue for a client with fewer.
+        self.displaced: set[SearchControl] = set()
         self.drain_at: float | None = None
 
     @property
@@ -184,12 +187,16 @@ class Admission:
             )
         if searches and self.held[client] >= searches:
             raise ClientBusyError
-        if len(self.owner) - len(self.running) >= self.queue and len(self.running) >= self.threads:
-            raise ProblemError(
-                "service-unavailable",
-                "every search thread is busy and the queue is full; retry in a moment",
-                headers={"retry-after": "1"},
-            )
+        victim = None
+        waiting = len(self.owner) - len(self.running) - len(self.displaced)
+        if waiting >= self.queue and len(self.running) >= self.threads:
+            victim = self.displaceable(client)
+            if victim is None:
+                raise ProblemError(
+                    "service-unavailable",
+                    "every search thread is busy and the queue is full; retry in a moment",
+                    headers={"retry-after": "1"},
+                )
         start = self.expected_start(client)
         if start > deadline:
             raise ProblemError(
@@ -197,12 +204,34 @@ class Admission:
                 "the searches ahead of this one would outlast its time limit; retry in a moment",
                 headers={"retry-after": str(max(1, math.ceil(start - time.monotonic())))},
             )
+        if victim is not None:
+            self.displace(victim)
         control = SearchControl(deadline)
         self.queues.setdefault(client, deque()).append(control)
         self.owner[control] = client
         self.kind[control] = kind
         self.held[client] += 1
         return control
+
+    def displaceable(self, client: str) -> SearchControl | None:
+        """With the queue full: the newest waiting search of the client holding the
+        most searches, if it holds at least two more than ``client``."""
+        owner = max(self.queues, key=lambda owner: self.held[owner], default=None)
+        if owner is None or self.held[owner] < self.held[client] + 2:
+            return None
+        return self.queues[owner][-1]
+
+    def displace(self, control: SearchControl) -> None:
+        """Take a waiting search out of the queue; its request answers 429."""
+        owner = self.owner[control]
+        queue = self.queues[owner]
+        queue.remove(control)
+        if not queue:
+            del self.queues[owner]
+        self.displaced.add(control)
+        turn = self.turns.pop(control, None)
+        if turn is not None:
+            turn.set()
 
     def start(self, control: SearchControl) -> None:
         """Take ``control`` from its queue and run it."""
@@ -226,9 +255,9 @@ class Admission:
             self.start(self.queues[owner][0])
 
     async def turn(self, control: SearchControl) -> None:
-        """Wait until ``control`` runs."""
+        """Wait until ``control`` runs, or is displaced."""
         self.dispatch()
-        if control not in self.running:
+        if control not in self.running and control not in self.displaced:
             event = self.turns[control] = anyio.Event()
             await event.wait()
 
@@ -241,7 +270,9 @@ class Admission:
             self.served.pop(owner, None)
         self.turns.pop(control, None)
         started = self.running.pop(control, None)
-        if started is None:
+        if control in self.displaced:
+            self.displaced.discard(control)
+        elif started is None:
             queue = self.queues[owner]
             queue.remove(control)
             if not queue:
@@ -363,6 +394,9 @@ class Solver:
             self.admission.finish(control)
         if outcome is _Stop.CLIENT_LEFT:
             raise ClientLeft
+        if outcome is _Stop.DISPLACED:
+            assert self.limits is not None and client is not None  # only clients differ
+            raise self.limits.too_many_searches(client, 1.0, displaced=True)
         if outcome is _Stop.NEVER_STARTED:
             raise ProblemError(
                 "service-unavailable",
@@ -383,6 +417,8 @@ class Solver:
         self, control: SearchControl, work: Callable[[SearchControl], T]
     ) -> T | _Stop:
         await self.admission.turn(control)
+        if control in self.admission.displaced:
+            return _Stop.DISPLACED
         if control.cancelled:
             return _Stop.CLIENT_LEFT
         if self.admission.drain_at is not None and time.monotonic() >= _deadline(control):

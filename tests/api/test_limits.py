@@ -228,6 +228,25 @@ def test_a_newcomer_expects_to_start_when_the_first_running_search_ends() -> Non
     assert admission.expected_start("flood") == pytest.approx(now + 2.0, abs=0.1)
 
 
+def test_in_a_full_queue_a_client_holding_many_gives_its_place_to_one_holding_few() -> None:
+    admission = Admission(threads=1, queue=2)
+    flood = [admission.admit(time.monotonic() + 60, "flood") for _ in range(3)]
+    admission.dispatch()  # one running, two waiting: the queue is full
+    polite = admission.admit(time.monotonic() + 60, "polite")
+    assert admission.displaced == {flood[2]}  # the flood's newest waiting search
+    assert admission.waiting == [flood[1], polite]
+    admission.finish(flood[2])  # its request answers 429 and ends
+    other = admission.admit(time.monotonic() + 60, "other")  # the flood still holds 2
+    assert admission.displaced == {flood[1]}
+    admission.finish(flood[1])
+    with pytest.raises(ProblemError, match="queue is full"):
+        admission.admit(time.monotonic() + 60, "third")  # one each: nobody gives way
+    admission.finish(flood[0])
+    assert list(admission.running) == [polite]
+    assert admission.waiting == [other]
+    assert not admission.displaced
+
+
 def test_a_search_that_leaves_the_queue_frees_its_place() -> None:
     admission = Admission(threads=1, queue=100)
     controls: deque[SearchControl] = deque(admission.admit(time.monotonic() + 60, c) for c in "aab")
