@@ -385,6 +385,12 @@ def test_a_key_refused_at_the_door_is_a_problem_and_nothing_else_runs(tmp_path: 
         assert client.get("/metrics").status_code == 200
 
 
+def test_the_documented_keys_file_is_one_the_server_reads() -> None:
+    keys = Settings(api_keys_file=Path(__file__).parents[2] / "examples/api-keys.json").api_keys
+    assert keys[hash_key("example-key-change-me")] == Quota("tournament-bot", 200.0, 4000, 16)
+    assert keys[hash_key("another-example-key")] == Quota("playground", 20.0, 400, 4)
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [
