@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
@@ -96,6 +98,25 @@ INGRESS = Identify(QUOTA, {}, parse_networks("10.0.0.0/8, 192.168.1.1"), require
 )
 def test_who_the_client_is(peer: str | None, headers: dict[str, str], client: str) -> None:
     assert INGRESS(scope(peer, **headers)).key == client
+
+
+@given(
+    forwarded=st.binary(max_size=300),
+    forwarded_for=st.binary(max_size=300),
+    api_key=st.binary(max_size=200),
+    peer=st.sampled_from(["10.1.2.3", "203.0.113.9", "::1", "testclient"]),
+)
+def test_any_header_bytes_give_a_client_or_a_400_never_a_crash(
+    forwarded: bytes, forwarded_for: bytes, api_key: bytes, peer: str
+) -> None:
+    headers = [(b"forwarded", forwarded), (b"x-forwarded-for", forwarded_for)]
+    headers.append((b"x-api-key", api_key))
+    try:
+        found = INGRESS({"type": "http", "client": (peer, 1), "headers": headers})
+    except ProblemError as refused:
+        assert refused.kind.status == 400 and api_key
+    else:
+        assert len(found.key) <= 70  # bounded state, whatever was sent
 
 
 KEYED = Quota("tournament", rate=1000.0, burst=5000, searches=16)
