@@ -49,7 +49,7 @@ CHECKOV = REPO / ".venv-checkov" / "bin" / "checkov"
 # The optional parts: kustomize Components that an overlay adds to the base.
 INGRESS = K8S / "ingress"
 REDIS = K8S / "redis"
-COMPONENTS = (INGRESS,)
+COMPONENTS = (INGRESS, REDIS)
 
 # The Kubernetes minor versions the manifests are validated against: the three
 # that upstream maintains as of 2026-11. The docs name the same list
@@ -592,8 +592,8 @@ def test_each_component_is_a_component_that_patches_base_objects(component: Path
 
 @pytest.mark.parametrize(
     "components",
-    [(), (INGRESS,)],
-    ids=["base", "ingress"],
+    [(), (INGRESS,), (REDIS,), (INGRESS, REDIS)],
+    ids=["base", "ingress", "redis", "ingress+redis"],
 )
 def test_kustomize_builds_what_these_tests_read(
     components: tuple[Path, ...], tmp_path: Path
@@ -703,17 +703,13 @@ def test_ports_agree_across_image_pod_service_and_scrape_annotations(
     assert [container_port(container, p["port"]) for p in rule["ports"]] == [CONTAINER_PORT]
 
 
-def test_pod_runs_under_the_restricted_security_profile(
-    pod_spec: dict[str, Any], container: dict[str, Any]
-) -> None:
+def assert_restricted(pod_spec: dict[str, Any], container: dict[str, Any]) -> None:
+    """The "restricted" Pod Security Standard, and no service-account token."""
     pod = pod_spec["securityContext"]
     assert pod["runAsNonRoot"] is True
     assert pod["seccompProfile"] == {"type": "RuntimeDefault"}
     for key in ("runAsUser", "runAsGroup", "fsGroup"):
         assert isinstance(pod[key], int) and pod[key] >= 10000, key
-    # The same numeric user as the image's USER line.
-    image_user = runtime_stage().all("USER")[-1].arguments
-    assert image_user == f"{pod['runAsUser']}:{pod['runAsGroup']}"
     assert pod_spec["automountServiceAccountToken"] is False
 
     own = container["securityContext"]
@@ -723,6 +719,16 @@ def test_pod_runs_under_the_restricted_security_profile(
     assert own.get("privileged", False) is False
     assert own.get("runAsNonRoot", True) is True
     assert own.get("seccompProfile", pod["seccompProfile"]) == {"type": "RuntimeDefault"}
+
+
+def test_pod_runs_under_the_restricted_security_profile(
+    pod_spec: dict[str, Any], container: dict[str, Any]
+) -> None:
+    assert_restricted(pod_spec, container)
+    # The same numeric user as the image's USER line.
+    pod = pod_spec["securityContext"]
+    image_user = runtime_stage().all("USER")[-1].arguments
+    assert image_user == f"{pod['runAsUser']}:{pod['runAsGroup']}"
 
 
 def test_resources_request_and_limit_cpu_and_memory(container: dict[str, Any]) -> None:
@@ -830,6 +836,129 @@ def test_ingress_component_trusts_the_forwarded_address_only_from_the_proxies() 
     narrowed = find(behind, "NetworkPolicy")
     narrowed["spec"]["ingress"] = [base_rule]
     assert narrowed == find(base, "NetworkPolicy")
+
+
+# --- Redis for shared limits (k8s/redis/) ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def with_redis() -> list[dict[str, Any]]:
+    return render(REDIS)
+
+
+@pytest.fixture(scope="module")
+def redis_pod_spec(with_redis: list[dict[str, Any]]) -> dict[str, Any]:
+    spec: dict[str, Any] = find(with_redis, "Deployment", REDIS_NAME)["spec"]["template"]["spec"]
+    return spec
+
+
+@pytest.fixture(scope="module")
+def redis_container(redis_pod_spec: dict[str, Any]) -> dict[str, Any]:
+    (only,) = redis_pod_spec["containers"]
+    container: dict[str, Any] = only
+    return container
+
+
+def test_redis_component_points_the_service_at_the_redis_service(
+    with_redis: list[dict[str, Any]], redis_container: dict[str, Any]
+) -> None:
+    service = find(with_redis, "Service", REDIS_NAME)
+    (port,) = service["spec"]["ports"]
+    assert container_port(redis_container, port["targetPort"]) == REDIS_PORT
+    deployment = find(with_redis, "Deployment", REDIS_NAME)
+    assert service["spec"]["selector"] == REDIS_SELECTOR
+    assert deployment["spec"]["selector"]["matchLabels"] == REDIS_SELECTOR
+    assert deployment["spec"]["template"]["metadata"]["labels"].items() >= REDIS_LABELS.items()
+    data = find(with_redis, "ConfigMap")["data"]
+    url = f"redis://{service['metadata']['name']}:{port['port']}/0"
+    assert data["TTT_RATE_LIMIT_STORE"] == url
+    assert Settings(rate_limit_store=url).rate_limit_store == url
+    # Nothing else in the ConfigMap changes.
+    base = find(render(), "ConfigMap")["data"]
+    assert {k: v for k, v in data.items() if k != "TTT_RATE_LIMIT_STORE"} == base
+
+
+def test_redis_networkpolicy_admits_only_the_service_pods(
+    with_redis: list[dict[str, Any]], redis_container: dict[str, Any]
+) -> None:
+    policy = find(with_redis, "NetworkPolicy", REDIS_NAME)
+    assert policy["spec"]["podSelector"] == {"matchLabels": REDIS_SELECTOR}
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
+    # Same namespace only (no namespaceSelector), the service's pods only.
+    (rule,) = policy["spec"]["ingress"]
+    assert rule["from"] == [{"podSelector": {"matchLabels": POD_SELECTOR}}]
+    assert [container_port(redis_container, p["port"]) for p in rule["ports"]] == [REDIS_PORT]
+    assert [p["protocol"] for p in rule["ports"]] == ["TCP"]
+    assert policy["spec"]["egress"] == []
+
+
+def test_redis_component_lets_the_service_reach_redis_and_dns_only(
+    with_redis: list[dict[str, Any]],
+) -> None:
+    base = find(render(), "NetworkPolicy")
+    policy = find(with_redis, "NetworkPolicy")
+    assert base["spec"]["egress"] == [], "the base calls nothing"
+    assert policy["spec"]["ingress"] == base["spec"]["ingress"]
+    to_redis, to_dns = policy["spec"]["egress"]
+    assert to_redis["to"] == [{"podSelector": {"matchLabels": REDIS_SELECTOR}}]
+    assert to_redis["ports"] == [{"port": REDIS_PORT, "protocol": "TCP"}]
+    assert {(p["port"], p["protocol"]) for p in to_dns["ports"]} == {(53, "UDP"), (53, "TCP")}
+    assert all(peer.get("podSelector", {}).get("matchLabels") for peer in to_dns["to"])
+
+
+def redis_arguments(container: dict[str, Any]) -> dict[str, str]:
+    """``--name value`` pairs of the Redis command line."""
+    argv = [*container["command"][1:], *container["args"]]
+    assert container["command"][0] == "redis-server"
+    assert len(argv) % 2 == 0 and all(a.startswith("--") for a in argv[::2]), argv
+    return dict(zip(argv[::2], argv[1::2], strict=True))
+
+
+# Redis's sizes (1mb is 2**20 bytes, 1m is 10**6) and Kubernetes' (Mi, M).
+SIZE_UNITS = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "ki": 2**10, "mi": 2**20, "gi": 2**30}
+
+
+def size_in_bytes(text: str) -> int:
+    """A size as Redis or Kubernetes writes it, in its binary units.
+
+    >>> size_in_bytes("64mb"), size_in_bytes("128Mi")
+    (67108864, 134217728)
+    """
+    match = re.fullmatch(r"(\d+)([a-z]{2})", text.lower())
+    assert match and match.group(2) in SIZE_UNITS, text
+    return int(match.group(1)) * SIZE_UNITS[match.group(2)]
+
+
+def test_redis_keeps_nothing_and_bounds_its_memory(
+    with_redis: list[dict[str, Any]], redis_container: dict[str, Any]
+) -> None:
+    deployment = find(with_redis, "Deployment", REDIS_NAME)
+    assert deployment["spec"]["replicas"] == 1
+    arguments = redis_arguments(redis_container)
+    assert arguments["--save"] == "" and arguments["--appendonly"] == "no"
+    assert arguments["--maxmemory-policy"] == "allkeys-lru"
+    assert arguments["--port"] == str(REDIS_PORT)
+    # Data bounded below the container's memory, with room for Redis itself.
+    data = size_in_bytes(arguments["--maxmemory"])
+    assert data <= size_in_bytes(redis_container["resources"]["limits"]["memory"]) // 2
+
+
+def test_redis_pod_meets_the_same_checks_as_the_service(
+    redis_pod_spec: dict[str, Any], redis_container: dict[str, Any]
+) -> None:
+    assert_restricted(redis_pod_spec, redis_container)
+    assert redis_pod_spec["enableServiceLinks"] is False
+    for kind in ("requests", "limits"):
+        assert set(redis_container["resources"][kind]) >= {"cpu", "memory"}, kind
+    assert redis_container["livenessProbe"] and redis_container["readinessProbe"]
+    # A pinned release, not a moving tag.
+    name, _, tag = redis_container["image"].partition(":")
+    assert name == "redis" and re.fullmatch(r"\d+\.\d+\.\d+(-\w+)?", tag), tag
+    # The root filesystem is read-only; Redis's working directory is an emptyDir.
+    (mount,) = redis_container["volumeMounts"]
+    assert mount["mountPath"] == "/data"
+    (volume,) = [v for v in redis_pod_spec["volumes"] if v["name"] == mount["name"]]
+    assert "emptyDir" in volume and volume["emptyDir"]["sizeLimit"]
 
 
 def test_servicemonitor_scrapes_the_service(objects: dict[str, dict[str, Any]]) -> None:
