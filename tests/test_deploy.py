@@ -6,6 +6,11 @@ structural promises the manifests make to each other and to the service
 (ports, probes, shutdown timing, security context, settings names), and a
 replay of the image's install and start command without Docker.
 
+The optional parts, kustomize Components (``k8s/ingress/``, ``k8s/redis/``),
+are built here as kustomize builds them (:func:`render`: the base, then each
+component's resources and JSON patches), and, where kubectl is installed,
+checked against ``kubectl kustomize``.
+
 It reads the Dockerfile and the manifests; it never edits them and needs no
 Docker engine and no cluster. The replay (marked ``server``) needs the package
 index, to build the dependency wheels as the builder stage does.
@@ -33,6 +38,7 @@ from typing import Any
 import pytest
 import yaml
 
+from service.api.limits import parse_networks
 from service.settings import Settings
 from tests.server import free_port
 
@@ -40,6 +46,10 @@ REPO = Path(__file__).resolve().parents[1]
 DOCKERFILE = REPO / "Dockerfile"
 K8S = REPO / "k8s"
 CHECKOV = REPO / ".venv-checkov" / "bin" / "checkov"
+# The optional parts: kustomize Components that an overlay adds to the base.
+INGRESS = K8S / "ingress"
+REDIS = K8S / "redis"
+COMPONENTS = (INGRESS, REDIS)
 
 # The Kubernetes minor versions the manifests are validated against: the three
 # that upstream maintains as of 2026-11. The docs name the same list
@@ -64,6 +74,20 @@ POD_SELECTOR = {
     "app.kubernetes.io/component": "api",
 }
 CONTAINER_PORT = 8000
+
+# The Redis of k8s/redis/: its own name and labels, part of the same system.
+REDIS_NAME = "tictactoe-redis"
+REDIS_LABELS = {
+    "app.kubernetes.io/name": REDIS_NAME,
+    "app.kubernetes.io/component": "rate-limit-store",
+    "app.kubernetes.io/part-of": "tictactoe",
+}
+REDIS_SELECTOR = {
+    "app.kubernetes.io/name": REDIS_NAME,
+    "app.kubernetes.io/component": "rate-limit-store",
+}
+REDIS_PORT = 6379
+LABELS_BY_NAME = {APP_NAME: COMMON_LABELS, REDIS_NAME: REDIS_LABELS}
 
 
 # --- Reading the Dockerfile ---------------------------------------------------
@@ -235,10 +259,13 @@ def is_custom_resource(document: Mapping[str, Any]) -> bool:
     return str(document["apiVersion"]).startswith("monitoring.coreos.com/")
 
 
-def objects_by_kind() -> dict[str, dict[str, Any]]:
+def objects_by_kind(name: str = APP_NAME) -> dict[str, dict[str, Any]]:
+    """The objects named ``name`` in every manifest, the components' included."""
     by_kind: dict[str, dict[str, Any]] = {}
     for path in resource_files():
         for document in load_documents(path):
+            if document["metadata"]["name"] != name:
+                continue
             kind = document["kind"]
             assert kind not in by_kind, f"two {kind} objects; the checks below assume one"
             by_kind[kind] = document
@@ -248,6 +275,65 @@ def objects_by_kind() -> dict[str, dict[str, Any]]:
 @pytest.fixture(scope="module")
 def objects() -> dict[str, dict[str, Any]]:
     return objects_by_kind()
+
+
+def json_pointer(path: str) -> list[str]:
+    assert path.startswith("/"), path
+    return [token.replace("~1", "/").replace("~0", "~") for token in path[1:].split("/")]
+
+
+def apply_operation(document: dict[str, Any], operation: dict[str, Any]) -> None:
+    """One RFC 6902 ``add``, the only operation the components use.
+
+    >>> document = {"data": {}, "rules": [1]}
+    >>> apply_operation(document, {"op": "add", "path": "/data/A~1B", "value": "x"})
+    >>> apply_operation(document, {"op": "add", "path": "/rules/-", "value": 2})
+    >>> document
+    {'data': {'A/B': 'x'}, 'rules': [1, 2]}
+    """
+    assert set(operation) == {"op", "path", "value"} and operation["op"] == "add", operation
+    *parents, last = json_pointer(operation["path"])
+    node: Any = document
+    for token in parents:
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    if isinstance(node, list):
+        if last == "-":
+            node.append(operation["value"])
+        else:
+            node.insert(int(last), operation["value"])
+    else:
+        node[last] = operation["value"]
+
+
+def kustomization(folder: Path) -> dict[str, Any]:
+    (document,) = load_documents(folder / "kustomization.yaml")
+    return document
+
+
+def render(*components: Path) -> list[dict[str, Any]]:
+    """What an overlay of the base and ``components`` builds, in kustomize's order:
+    the base's resources, then each component's resources and patches."""
+    documents = [d for name in kustomization(K8S)["resources"] for d in load_documents(K8S / name)]
+    for component in components:
+        document = kustomization(component)
+        assert document["kind"] == "Component", component
+        for name in document.get("resources", []):
+            documents += load_documents(component / name)
+        for patch in document.get("patches", []):
+            target = patch["target"]
+            (patched,) = [
+                d
+                for d in documents
+                if d["kind"] == target["kind"] and d["metadata"]["name"] == target["name"]
+            ]
+            for operation in yaml.safe_load(patch["patch"]):
+                apply_operation(patched, operation)
+    return documents
+
+
+def find(documents: list[dict[str, Any]], kind: str, name: str = APP_NAME) -> dict[str, Any]:
+    (found,) = [d for d in documents if d["kind"] == kind and d["metadata"]["name"] == name]
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -477,17 +563,74 @@ def test_each_kustomization_lists_exactly_its_folder() -> None:
         generated = [f for g in document.get("configMapGenerator", []) for f in g["files"]]
         others = {p.name for p in folder.iterdir() if p.is_file() and p.suffix != ".yaml"}
         assert sorted(generated) == sorted(others), kustomization.relative_to(REPO)
-    # The ServiceMonitor needs the Prometheus operator's CRD: never in the base.
+    # The ServiceMonitor needs the Prometheus operator's CRD, and the
+    # components are optional: the base lists only its own files.
     (base,) = load_documents(K8S / "kustomization.yaml")
     assert not any("monitoring" in entry for entry in base["resources"])
+    assert all((K8S / entry).is_file() for entry in base["resources"])
+    assert set(base) == {"apiVersion", "kind", "resources"}
+
+
+@pytest.mark.parametrize("component", COMPONENTS, ids=lambda path: path.name)
+def test_each_component_is_a_component_that_patches_base_objects(component: Path) -> None:
+    # An overlay inside k8s/ cannot include k8s/ (kustomize refuses a base
+    # that contains the overlay), so the optional parts are Components that
+    # an overlay elsewhere adds to the base.
+    document = kustomization(component)
+    assert document["apiVersion"] == "kustomize.config.k8s.io/v1alpha1"
+    assert document["kind"] == "Component"
+    assert set(document) <= {"apiVersion", "kind", "resources", "patches"}
+    base_objects = {(d["kind"], d["metadata"]["name"]) for d in render()}
+    for patch in document.get("patches", []):
+        assert set(patch) == {"target", "patch"}, patch
+        target = patch["target"]
+        assert set(target) == {"kind", "name"}, target
+        assert (target["kind"], target["name"]) in base_objects, target
+        operations = yaml.safe_load(patch["patch"])
+        assert isinstance(operations, list) and operations, target
+
+
+@pytest.mark.parametrize(
+    "components",
+    [(), (INGRESS,), (REDIS,), (INGRESS, REDIS)],
+    ids=["base", "ingress", "redis", "ingress+redis"],
+)
+def test_kustomize_builds_what_these_tests_read(
+    components: tuple[Path, ...], tmp_path: Path
+) -> None:
+    # The checks read the overlays through render(); kubectl's own kustomize
+    # must build the same objects from an overlay of the base and the
+    # components, the kind of overlay an install writes.
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed; the other checks read the files without it")
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    document = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": [os.path.relpath(K8S, overlay)],
+        "components": [os.path.relpath(c, overlay) for c in components],
+    }
+    (overlay / "kustomization.yaml").write_text(yaml.safe_dump(document))
+    result = run([kubectl, "kustomize", str(overlay)])
+    assert result.returncode == 0, report(result)
+
+    def key(d: dict[str, Any]) -> tuple[str, str]:
+        return (d["kind"], d["metadata"]["name"])
+
+    built = sorted((d for d in yaml.safe_load_all(result.stdout) if d), key=key)
+    assert built == sorted(render(*components), key=key)
 
 
 def test_every_object_carries_the_common_labels() -> None:
+    # The service's objects are named after it; Redis's (k8s/redis/) after itself.
     for path in resource_files():
         for document in load_documents(path):
+            name = document["metadata"]["name"]
+            assert name in LABELS_BY_NAME, path.relative_to(REPO)
             labels = document["metadata"].get("labels", {})
-            assert labels.items() >= COMMON_LABELS.items(), path.relative_to(REPO)
-            assert document["metadata"]["name"] == APP_NAME, path.relative_to(REPO)
+            assert labels.items() >= LABELS_BY_NAME[name].items(), path.relative_to(REPO)
             assert "namespace" not in document["metadata"], "the base is namespace-free"
 
 
@@ -560,17 +703,13 @@ def test_ports_agree_across_image_pod_service_and_scrape_annotations(
     assert [container_port(container, p["port"]) for p in rule["ports"]] == [CONTAINER_PORT]
 
 
-def test_pod_runs_under_the_restricted_security_profile(
-    pod_spec: dict[str, Any], container: dict[str, Any]
-) -> None:
+def assert_restricted(pod_spec: dict[str, Any], container: dict[str, Any]) -> None:
+    """The "restricted" Pod Security Standard, and no service-account token."""
     pod = pod_spec["securityContext"]
     assert pod["runAsNonRoot"] is True
     assert pod["seccompProfile"] == {"type": "RuntimeDefault"}
     for key in ("runAsUser", "runAsGroup", "fsGroup"):
         assert isinstance(pod[key], int) and pod[key] >= 10000, key
-    # The same numeric user as the image's USER line.
-    image_user = runtime_stage().all("USER")[-1].arguments
-    assert image_user == f"{pod['runAsUser']}:{pod['runAsGroup']}"
     assert pod_spec["automountServiceAccountToken"] is False
 
     own = container["securityContext"]
@@ -580,6 +719,16 @@ def test_pod_runs_under_the_restricted_security_profile(
     assert own.get("privileged", False) is False
     assert own.get("runAsNonRoot", True) is True
     assert own.get("seccompProfile", pod["seccompProfile"]) == {"type": "RuntimeDefault"}
+
+
+def test_pod_runs_under_the_restricted_security_profile(
+    pod_spec: dict[str, Any], container: dict[str, Any]
+) -> None:
+    assert_restricted(pod_spec, container)
+    # The same numeric user as the image's USER line.
+    pod = pod_spec["securityContext"]
+    image_user = runtime_stage().all("USER")[-1].arguments
+    assert image_user == f"{pod['runAsUser']}:{pod['runAsGroup']}"
 
 
 def test_resources_request_and_limit_cpu_and_memory(container: dict[str, Any]) -> None:
@@ -628,6 +777,188 @@ def test_autoscaler_keeps_two_replicas_and_owns_the_count(
 def test_pods_spread_across_nodes_and_zones(pod_spec: dict[str, Any]) -> None:
     keys = {c["topologyKey"] for c in pod_spec["topologySpreadConstraints"]}
     assert keys == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+
+
+# --- The ingress (k8s/ingress/) -----------------------------------------------
+
+
+def routes(path: dict[str, Any], url: str) -> bool:
+    """Whether an Ingress path sends ``url`` to its backend (Exact or Prefix)."""
+    if path["pathType"] == "Exact":
+        return bool(url == path["path"])
+    assert path["pathType"] == "Prefix", path
+    prefix = path["path"].rstrip("/")
+    return url == prefix or url.startswith(prefix + "/")
+
+
+def test_ingress_sends_the_public_routes_to_the_service_port() -> None:
+    documents = render(INGRESS)
+    ingress, service = find(documents, "Ingress"), find(documents, "Service")
+    assert ingress["apiVersion"] == "networking.k8s.io/v1"
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    assert "defaultBackend" not in ingress["spec"]
+    service_ports = {p["name"]: p["port"] for p in service["spec"]["ports"]}
+    paths = [path for rule in ingress["spec"]["rules"] for path in rule["http"]["paths"]]
+    for path in paths:
+        backend = path["backend"]["service"]
+        assert backend["name"] == service["metadata"]["name"], path
+        port = backend["port"]
+        assert port.get("name") in service_ports or port.get("number") in service_ports.values()
+    for url in ("/v1/move", "/v1/batch", "/openapi.json", "/docs", "/problems/rate-limited", "/"):
+        assert any(routes(path, url) for path in paths), url
+    # Health and metrics stay inside the cluster.
+    for url in ("/livez", "/readyz", "/metrics"):
+        assert not any(routes(path, url) for path in paths), url
+
+
+def test_ingress_component_trusts_the_forwarded_address_only_from_the_proxies() -> None:
+    base, behind = render(), render(INGRESS)
+    # Without the ingress, no peer is a proxy.
+    assert parse_networks(find(base, "ConfigMap")["data"]["TTT_TRUSTED_PROXIES"]) == ()
+    trusted = find(behind, "ConfigMap")["data"]["TTT_TRUSTED_PROXIES"]
+    assert Settings(trusted_proxies=trusted).trusted_proxies == trusted
+    networks = parse_networks(trusted)
+    assert networks and not any(network.is_global for network in networks), networks
+    # Trusting the pod network is safe only because no pod but the
+    # controller's (and Prometheus', which scrapes) may connect.
+    (base_rule,) = find(base, "NetworkPolicy")["spec"]["ingress"]
+    (rule,) = find(behind, "NetworkPolicy")["spec"]["ingress"]
+    assert rule["ports"] == base_rule["ports"]
+    assert rule["from"], "the ingress component must narrow who may connect"
+    for peer in rule["from"]:
+        assert set(peer) == {"namespaceSelector", "podSelector"}, peer
+        assert peer["podSelector"]["matchLabels"], peer
+    assert {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "ingress-nginx"}},
+        "podSelector": {"matchLabels": {"app.kubernetes.io/name": "ingress-nginx"}},
+    } in rule["from"]
+    # Nothing else changes.
+    narrowed = find(behind, "NetworkPolicy")
+    narrowed["spec"]["ingress"] = [base_rule]
+    assert narrowed == find(base, "NetworkPolicy")
+
+
+# --- Redis for shared limits (k8s/redis/) ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def with_redis() -> list[dict[str, Any]]:
+    return render(REDIS)
+
+
+@pytest.fixture(scope="module")
+def redis_pod_spec(with_redis: list[dict[str, Any]]) -> dict[str, Any]:
+    spec: dict[str, Any] = find(with_redis, "Deployment", REDIS_NAME)["spec"]["template"]["spec"]
+    return spec
+
+
+@pytest.fixture(scope="module")
+def redis_container(redis_pod_spec: dict[str, Any]) -> dict[str, Any]:
+    (only,) = redis_pod_spec["containers"]
+    container: dict[str, Any] = only
+    return container
+
+
+def test_redis_component_points_the_service_at_the_redis_service(
+    with_redis: list[dict[str, Any]], redis_container: dict[str, Any]
+) -> None:
+    service = find(with_redis, "Service", REDIS_NAME)
+    (port,) = service["spec"]["ports"]
+    assert container_port(redis_container, port["targetPort"]) == REDIS_PORT
+    deployment = find(with_redis, "Deployment", REDIS_NAME)
+    assert service["spec"]["selector"] == REDIS_SELECTOR
+    assert deployment["spec"]["selector"]["matchLabels"] == REDIS_SELECTOR
+    assert deployment["spec"]["template"]["metadata"]["labels"].items() >= REDIS_LABELS.items()
+    data = find(with_redis, "ConfigMap")["data"]
+    url = f"redis://{service['metadata']['name']}:{port['port']}/0"
+    assert data["TTT_RATE_LIMIT_STORE"] == url
+    assert Settings(rate_limit_store=url).rate_limit_store == url
+    # Nothing else in the ConfigMap changes.
+    base = find(render(), "ConfigMap")["data"]
+    assert {k: v for k, v in data.items() if k != "TTT_RATE_LIMIT_STORE"} == base
+
+
+def test_redis_networkpolicy_admits_only_the_service_pods(
+    with_redis: list[dict[str, Any]], redis_container: dict[str, Any]
+) -> None:
+    policy = find(with_redis, "NetworkPolicy", REDIS_NAME)
+    assert policy["spec"]["podSelector"] == {"matchLabels": REDIS_SELECTOR}
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
+    # Same namespace only (no namespaceSelector), the service's pods only.
+    (rule,) = policy["spec"]["ingress"]
+    assert rule["from"] == [{"podSelector": {"matchLabels": POD_SELECTOR}}]
+    assert [container_port(redis_container, p["port"]) for p in rule["ports"]] == [REDIS_PORT]
+    assert [p["protocol"] for p in rule["ports"]] == ["TCP"]
+    assert policy["spec"]["egress"] == []
+
+
+def test_redis_component_lets_the_service_reach_redis_and_dns_only(
+    with_redis: list[dict[str, Any]],
+) -> None:
+    base = find(render(), "NetworkPolicy")
+    policy = find(with_redis, "NetworkPolicy")
+    assert base["spec"]["egress"] == [], "the base calls nothing"
+    assert policy["spec"]["ingress"] == base["spec"]["ingress"]
+    to_redis, to_dns = policy["spec"]["egress"]
+    assert to_redis["to"] == [{"podSelector": {"matchLabels": REDIS_SELECTOR}}]
+    assert to_redis["ports"] == [{"port": REDIS_PORT, "protocol": "TCP"}]
+    assert {(p["port"], p["protocol"]) for p in to_dns["ports"]} == {(53, "UDP"), (53, "TCP")}
+    assert all(peer.get("podSelector", {}).get("matchLabels") for peer in to_dns["to"])
+
+
+def redis_arguments(container: dict[str, Any]) -> dict[str, str]:
+    """``--name value`` pairs of the Redis command line."""
+    argv = [*container["command"][1:], *container["args"]]
+    assert container["command"][0] == "redis-server"
+    assert len(argv) % 2 == 0 and all(a.startswith("--") for a in argv[::2]), argv
+    return dict(zip(argv[::2], argv[1::2], strict=True))
+
+
+# Redis's sizes (1mb is 2**20 bytes, 1m is 10**6) and Kubernetes' (Mi, M).
+SIZE_UNITS = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "ki": 2**10, "mi": 2**20, "gi": 2**30}
+
+
+def size_in_bytes(text: str) -> int:
+    """A size as Redis or Kubernetes writes it, in its binary units.
+
+    >>> size_in_bytes("64mb"), size_in_bytes("128Mi")
+    (67108864, 134217728)
+    """
+    match = re.fullmatch(r"(\d+)([a-z]{2})", text.lower())
+    assert match and match.group(2) in SIZE_UNITS, text
+    return int(match.group(1)) * SIZE_UNITS[match.group(2)]
+
+
+def test_redis_keeps_nothing_and_bounds_its_memory(
+    with_redis: list[dict[str, Any]], redis_container: dict[str, Any]
+) -> None:
+    deployment = find(with_redis, "Deployment", REDIS_NAME)
+    assert deployment["spec"]["replicas"] == 1
+    arguments = redis_arguments(redis_container)
+    assert arguments["--save"] == "" and arguments["--appendonly"] == "no"
+    assert arguments["--maxmemory-policy"] == "allkeys-lru"
+    assert arguments["--port"] == str(REDIS_PORT)
+    # Data bounded below the container's memory, with room for Redis itself.
+    data = size_in_bytes(arguments["--maxmemory"])
+    assert data <= size_in_bytes(redis_container["resources"]["limits"]["memory"]) // 2
+
+
+def test_redis_pod_meets_the_same_checks_as_the_service(
+    redis_pod_spec: dict[str, Any], redis_container: dict[str, Any]
+) -> None:
+    assert_restricted(redis_pod_spec, redis_container)
+    assert redis_pod_spec["enableServiceLinks"] is False
+    for kind in ("requests", "limits"):
+        assert set(redis_container["resources"][kind]) >= {"cpu", "memory"}, kind
+    assert redis_container["livenessProbe"] and redis_container["readinessProbe"]
+    # A pinned release, not a moving tag.
+    name, _, tag = redis_container["image"].partition(":")
+    assert name == "redis" and re.fullmatch(r"\d+\.\d+\.\d+(-\w+)?", tag), tag
+    # The root filesystem is read-only; Redis's working directory is an emptyDir.
+    (mount,) = redis_container["volumeMounts"]
+    assert mount["mountPath"] == "/data"
+    (volume,) = [v for v in redis_pod_spec["volumes"] if v["name"] == mount["name"]]
+    assert "emptyDir" in volume and volume["emptyDir"]["sizeLimit"]
 
 
 def test_servicemonitor_scrapes_the_service(objects: dict[str, dict[str, Any]]) -> None:

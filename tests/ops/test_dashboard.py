@@ -24,7 +24,7 @@ import yaml
 
 from tests.ops.promql import Selector, selectors, variable_query_selectors
 from tests.ops.promtool import promtool
-from tests.server import running_server
+from tests.server import free_port, running_server
 
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "k8s" / "monitoring" / "tictactoe-service-dashboard.json"
@@ -52,7 +52,8 @@ TARGET_LABELS = frozenset(
 )
 
 # What issue 12 asks the dashboard to show: a row each, and the metrics the
-# row's panels must read (issue 20 adds the heads refused below the app).
+# row's panels must read (issue 20 adds the heads refused below the app, the
+# per-client limits add their refusals and their shared store).
 REQUIRED_ROWS = {
     "Requests": {"http_requests_total", "tictactoe_request_heads_refused_total"},
     "Latency": {"http_request_duration_seconds_bucket", "tictactoe_search_duration_seconds_bucket"},
@@ -66,6 +67,7 @@ REQUIRED_ROWS = {
     },
     "Batches": {"tictactoe_batch_size_bucket"},
     "Process": {"process_resident_memory_bytes", "process_cpu_seconds_total"},
+    "Rate limits": {"tictactoe_requests_limited_total", "tictactoe_rate_limit_store_up"},
 }
 
 
@@ -221,6 +223,14 @@ def test_requests_are_split_by_route_with_errors_apart() -> None:
     assert refused and all("by (reason)" in e for e in refused)
 
 
+def test_rate_limit_refusals_are_split_by_reason_and_the_store_by_pod() -> None:
+    expressions = row_expressions("Rate limits")
+    refused = [e for e in expressions if "tictactoe_requests_limited_total" in e]
+    assert any("by (reason)" in e for e in refused)
+    store = [e for e in expressions if "tictactoe_rate_limit_store_up" in e]
+    assert store and all("by (pod)" in e for e in store)
+
+
 def test_latency_shows_p50_p90_and_p99_by_route() -> None:
     http = [e for e in row_expressions("Latency") if "http_request_duration_seconds_bucket" in e]
     quantiles = {q for e in http for q in re.findall(r"histogram_quantile\(([\d.]+),", e)}
@@ -295,7 +305,11 @@ def exported_series(exposition: str) -> dict[str, set[str]]:
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, set[str]]]:
     logs = tmp_path_factory.mktemp("dashboard-server")
-    with running_server(logs, TTT_NODE_BUDGET="2000") as server:
+    # A Redis store where nothing listens: the server exports the store's
+    # gauge only with a Redis store, and answers with per-replica limits
+    # while Redis cannot be reached.
+    store = f"redis://127.0.0.1:{free_port()}/0"
+    with running_server(logs, TTT_NODE_BUDGET="2000", TTT_RATE_LIMIT_STORE=store) as server:
         with httpx.Client(base_url=server.url, timeout=30) as client:
             client.post("/v1/move", json={"board": "X...O...."})
             client.get("/v1/move", params={"board": "X...O....", "difficulty": "easy"})
