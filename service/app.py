@@ -120,7 +120,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         on_replay=metrics.observe_replay,
     )
     if limits.enabled:
-        app.add_middleware(ClientLimits, limits=limits)
+        v1_routes = {route.path: route for route in routes.router.routes}  # type: ignore[attr-defined]
+        app.add_middleware(ClientLimits, limits=limits, routes=v1_routes)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origin_list,
@@ -146,6 +147,7 @@ def build_limits(settings: Settings) -> Limits:
         settings.api_keys,
         parse_networks(settings.trusted_proxies),
         settings.require_api_key,
+        settings.forwarded_header,
     )
     return Limits(identify, store)
 

@@ -147,6 +147,11 @@ class Settings(BaseSettings):
         description="Comma-separated addresses or CIDR blocks of the proxies (the ingress) "
         "whose Forwarded / X-Forwarded-For names the client.",
     )
+    forwarded_header: Literal["x-forwarded-for", "forwarded"] = Field(
+        "x-forwarded-for",
+        description="The one header a trusted proxy names the client in: X-Forwarded-For "
+        "(ingress-nginx, most load balancers) or Forwarded (RFC 7239).",
+    )
     api_keys_file: Path | None = Field(
         None, description="JSON file of API keys (their SHA-256) and their quotas."
     )

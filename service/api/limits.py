@@ -5,10 +5,13 @@ Who a client is, in this order (:meth:`Identify.__call__`):
 * an API key sent as ``X-API-Key`` that the configuration knows (its SHA-256 in
   ``TTT_API_KEYS_FILE``), with that key's quota;
 * otherwise the client's address: the peer, or, when the peer is one of
-  ``TTT_TRUSTED_PROXIES``, the address the last trusted proxy put in
-  ``Forwarded`` (preferred) or ``X-Forwarded-For``, read right to left past
-  the trusted proxies. A header that does not parse is ignored whole, and the
-  peer is the client. IPv6 addresses count by their /64 (one host's share).
+  ``TTT_TRUSTED_PROXIES``, the address the last trusted proxy put in the one
+  header ``TTT_FORWARDED_HEADER`` names (``X-Forwarded-For`` by default, or
+  RFC 7239 ``Forwarded``), read right to left past the trusted proxies. One
+  header only: a proxy that sets one passes the other through from the
+  client (ingress-nginx passes ``Forwarded``), and a client must not choose
+  its own name. A header that does not parse is ignored whole, and the peer is
+  the client. IPv6 addresses count by their /64 (one host's share).
 
 A key that is not known is anonymous (the address is the client), unless
 ``TTT_REQUIRE_API_KEY`` is set: then a missing or unknown key is a 401. A key
@@ -45,7 +48,7 @@ import logging
 import math
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -150,21 +153,22 @@ class Identify:
         keys: dict[str, Quota],
         trusted_proxies: Sequence[Network],
         require_key: bool,
+        forwarded_header: str = "x-forwarded-for",
     ) -> None:
         self.anonymous = anonymous
         self.keys = keys
         self.trusted = tuple(trusted_proxies)
         self.require_key = require_key
+        self.header = forwarded_header.lower().encode()
+        self.hops = _forwarded_hops if self.header == b"forwarded" else _forwarded_for_hops
 
     def __call__(self, scope: Scope) -> Client:
-        api_key = forwarded = forwarded_for = None
+        api_key = forwarded = None
         for name, value in scope["headers"]:
             if name == b"x-api-key":
                 api_key = value
-            elif name == b"forwarded":
+            elif name == self.header:
                 forwarded = value if forwarded is None else forwarded + b"," + value
-            elif name == b"x-forwarded-for":
-                forwarded_for = value if forwarded_for is None else forwarded_for + b"," + value
         if api_key:
             if len(api_key) > MAX_KEY_LENGTH or not all(0x21 <= c <= 0x7E for c in api_key):
                 raise ProblemError(
@@ -185,16 +189,12 @@ class Identify:
             )
         peer = scope.get("client")
         host = peer[0] if peer else "unknown"
-        return Client(self.address_key(host, forwarded, forwarded_for), self.anonymous)
+        return Client(self.address_key(host, forwarded), self.anonymous)
 
-    def address_key(self, peer: str, forwarded: bytes | None, forwarded_for: bytes | None) -> str:
+    def address_key(self, peer: str, forwarded: bytes | None) -> str:
         address = _address(peer)
-        if address is not None and self._trusted(address):
-            hops = None
-            if forwarded is not None:
-                hops = _forwarded_hops(forwarded)
-            elif forwarded_for is not None:
-                hops = _forwarded_for_hops(forwarded_for)
+        if address is not None and forwarded is not None and self._trusted(address):
+            hops = self.hops(forwarded)
             if hops:
                 for hop in reversed(hops):
                     address = hop
@@ -330,22 +330,20 @@ class RedisBuckets:
         self.script = self.client.register_script(TAKE_SCRIPT)
         self.fallback = fallback
         self.prefix = prefix
-        self.down_until = 0.0
+        self.down_until = 0.0  # no call to Redis before then
+        self.up = True  # whether the last call to Redis succeeded
         self.errors = (redis.exceptions.RedisError, OSError)
-
-    @property
-    def up(self) -> bool:
-        return time.monotonic() >= self.down_until
 
     async def take(self, client: Client, cost: int) -> Verdict:
         quota = client.quota
         cost = min(cost, quota.burst)
-        if self.up:
+        if time.monotonic() >= self.down_until:
             try:
                 taken, tokens = await self.script(
                     keys=[self.prefix + client.key], args=[quota.rate, quota.burst, cost]
                 )
             except self.errors as error:
+                self.up = False
                 self.down_until = time.monotonic() + STORE_RETRY_SECONDS
                 log.warning(
                     "rate limit store unreachable (%s: %s); per-replica limits for %g s",
@@ -354,6 +352,7 @@ class RedisBuckets:
                     STORE_RETRY_SECONDS,
                 )
             else:
+                self.up = True
                 return _verdict(quota, bool(taken), float(tokens), cost)
         return self.fallback.take_now(client, cost)
 
@@ -456,9 +455,16 @@ class ClientLimits:
     The client is left in ``scope["state"]["client"]`` for the solver and the
     access log."""
 
-    def __init__(self, app: ASGIApp, limits: Limits, prefixes: Iterable[str] = ("/v1/",)) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limits: Limits,
+        routes: Mapping[str, object],
+        prefixes: Iterable[str] = ("/v1/",),
+    ) -> None:
         self.app = app
         self.limits = limits
+        self.routes = routes  # path -> route: a refusal here is still counted under its route
         self.prefixes = tuple(prefixes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -471,6 +477,9 @@ class ClientLimits:
             state["client"] = client
             await self.limits.charge(client, 1, state)
         except ProblemError as problem:
+            route = self.routes.get(scope["path"])
+            if route is not None:
+                scope["route"] = route
             client = state.get("client")
             headers = dict(problem.headers)
             if client is not None:

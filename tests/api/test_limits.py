@@ -15,9 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
-from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from service.api.limits import (
@@ -51,6 +51,9 @@ def scope(peer: str | None, **headers: str) -> dict[str, Any]:
 
 
 INGRESS = Identify(QUOTA, {}, parse_networks("10.0.0.0/8, 192.168.1.1"), require_key=False)
+RFC_7239 = Identify(
+    QUOTA, {}, parse_networks("10.0.0.0/8"), require_key=False, forwarded_header="forwarded"
+)
 
 
 @pytest.mark.parametrize(
@@ -59,35 +62,25 @@ INGRESS = Identify(QUOTA, {}, parse_networks("10.0.0.0/8, 192.168.1.1"), require
         ("203.0.113.9", {}, "ip:203.0.113.9"),
         # From an untrusted peer, forwarding headers are the client's own word: ignored.
         ("203.0.113.9", {"x_forwarded_for": "198.51.100.1"}, "ip:203.0.113.9"),
-        ("203.0.113.9", {"forwarded": "for=198.51.100.1"}, "ip:203.0.113.9"),
         # From the ingress: the address it appended, read right to left past proxies.
         ("10.1.2.3", {"x_forwarded_for": "198.51.100.1"}, "ip:198.51.100.1"),
         ("10.1.2.3", {"x_forwarded_for": "198.51.100.1, 10.9.9.9"}, "ip:198.51.100.1"),
         ("10.1.2.3", {"x_forwarded_for": "6.6.6.6, 198.51.100.1"}, "ip:198.51.100.1"),
         ("192.168.1.1", {"x_forwarded_for": "198.51.100.1"}, "ip:198.51.100.1"),
         ("10.1.2.3", {"x_forwarded_for": "10.4.4.4, 10.5.5.5"}, "ip:10.4.4.4"),
+        # The other header is the client's own (ingress-nginx passes Forwarded through).
+        ("10.1.2.3", {"forwarded": "for=198.51.100.9"}, "ip:10.1.2.3"),
+        (
+            "10.1.2.3",
+            {"forwarded": "for=198.51.100.9", "x_forwarded_for": "203.0.113.5"},
+            "ip:203.0.113.5",
+        ),
         # Malformed: ignored whole, never trusted, never a 500; the peer is the client.
         ("10.1.2.3", {"x_forwarded_for": "not-an-address, 198.51.100.1"}, "ip:10.1.2.3"),
         ("10.1.2.3", {"x_forwarded_for": ""}, "ip:10.1.2.3"),
         ("10.1.2.3", {"x_forwarded_for": "198.51.100.1:80"}, "ip:10.1.2.3"),
         ("10.1.2.3", {"x_forwarded_for": "1.2.3.4" + ",9" * 500}, "ip:10.1.2.3"),
         ("10.1.2.3", {"x_forwarded_for": "\u00ff\u00fe"}, "ip:10.1.2.3"),
-        # RFC 7239 Forwarded, preferred to X-Forwarded-For.
-        (
-            "10.1.2.3",
-            {"forwarded": 'for=192.0.2.60;proto=http, for="[2001:db8:cafe::17]:4711"'},
-            "ip:2001:db8:cafe::/64",
-        ),
-        ("10.1.2.3", {"forwarded": "for=192.0.2.60:8080"}, "ip:192.0.2.60"),
-        (
-            "10.1.2.3",
-            {"forwarded": "For=192.0.2.60", "x_forwarded_for": "198.51.100.1"},
-            "ip:192.0.2.60",
-        ),
-        ("10.1.2.3", {"forwarded": "for=unknown"}, "ip:10.1.2.3"),
-        ("10.1.2.3", {"forwarded": "for=_hidden"}, "ip:10.1.2.3"),
-        ("10.1.2.3", {"forwarded": "proto=https"}, "ip:10.1.2.3"),
-        ("10.1.2.3", {"forwarded": 'for="[2001:db8::1'}, "ip:10.1.2.3"),
         # IPv6 clients count by their /64; IPv4-mapped addresses as IPv4.
         ("2001:db8:1:2:3:4:5:6", {}, "ip:2001:db8:1:2::/64"),
         ("::ffff:198.51.100.7", {}, "ip:198.51.100.7"),
@@ -98,6 +91,36 @@ INGRESS = Identify(QUOTA, {}, parse_networks("10.0.0.0/8, 192.168.1.1"), require
 )
 def test_who_the_client_is(peer: str | None, headers: dict[str, str], client: str) -> None:
     assert INGRESS(scope(peer, **headers)).key == client
+
+
+def test_header_lines_of_one_name_are_one_list_in_order() -> None:
+    lines = [(b"x-forwarded-for", b"6.6.6.6"), (b"x-forwarded-for", b"198.51.100.1")]
+    found = INGRESS({"type": "http", "client": ("10.1.2.3", 1), "headers": lines})
+    assert found.key == "ip:198.51.100.1"
+
+
+@pytest.mark.parametrize(
+    ("peer", "headers", "client"),
+    [
+        (
+            "10.1.2.3",
+            {"forwarded": 'for=192.0.2.60;proto=http, for="[2001:db8:cafe::17]:4711"'},
+            "ip:2001:db8:cafe::/64",
+        ),
+        ("10.1.2.3", {"forwarded": "for=192.0.2.60:8080"}, "ip:192.0.2.60"),
+        ("10.1.2.3", {"forwarded": "For=192.0.2.60"}, "ip:192.0.2.60"),
+        ("10.1.2.3", {"x_forwarded_for": "198.51.100.1"}, "ip:10.1.2.3"),
+        ("203.0.113.9", {"forwarded": "for=192.0.2.60"}, "ip:203.0.113.9"),
+        ("10.1.2.3", {"forwarded": "for=unknown"}, "ip:10.1.2.3"),
+        ("10.1.2.3", {"forwarded": "for=_hidden"}, "ip:10.1.2.3"),
+        ("10.1.2.3", {"forwarded": "proto=https"}, "ip:10.1.2.3"),
+        ("10.1.2.3", {"forwarded": 'for="[2001:db8::1'}, "ip:10.1.2.3"),
+    ],
+)
+def test_who_the_client_is_behind_a_proxy_that_sets_forwarded(
+    peer: str, headers: dict[str, str], client: str
+) -> None:
+    assert RFC_7239(scope(peer, **headers)).key == client
 
 
 @given(
@@ -111,12 +134,13 @@ def test_any_header_bytes_give_a_client_or_a_400_never_a_crash(
 ) -> None:
     headers = [(b"forwarded", forwarded), (b"x-forwarded-for", forwarded_for)]
     headers.append((b"x-api-key", api_key))
-    try:
-        found = INGRESS({"type": "http", "client": (peer, 1), "headers": headers})
-    except ProblemError as refused:
-        assert refused.kind.status == 400 and api_key
-    else:
-        assert len(found.key) <= 70  # bounded state, whatever was sent
+    for identify in (INGRESS, RFC_7239):
+        try:
+            found = identify({"type": "http", "client": (peer, 1), "headers": headers})
+        except ProblemError as refused:
+            assert refused.kind.status == 400 and api_key
+        else:
+            assert len(found.key) <= 70  # bounded state, whatever was sent
 
 
 KEYED = Quota("tournament", rate=1000.0, burst=5000, searches=16)
@@ -318,7 +342,13 @@ def test_a_batch_pays_for_its_items() -> None:
         answered = client.post("/v1/batch", json=batch)
         assert answered.status_code == 200
         assert answered.headers["ratelimit"].startswith('"default";r=1;')  # 10 - 1 - 8
-        assert client.post("/v1/batch", json=batch).status_code == 429
+        assert client.post("/v1/batch", json=batch).status_code == 429  # by the route
+        assert client.post("/v1/move", json=SMALL_BOARD).status_code == 429  # at the door
+        scrape = client.get("/metrics").text
+        # A refusal at the door is counted under its route all the same.
+        for route in ("/v1/batch", "/v1/move"):
+            labels = {"method": "POST", "route": route, "status": "429"}
+            assert sample(scrape, "http_requests_total", **labels) == 1
 
 
 def test_one_client_at_its_share_of_searches_gets_429_and_another_is_served() -> None:
