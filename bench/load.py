@@ -462,7 +462,7 @@ def run_profile(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="ttt-profile-") as scratch:
         folder = Path(scratch)
         script = lua_script(move, folder)
-        with LocalServer(server_settings(), folder / "server.log", cpu=SERVER_CPU) as server:
+        with LocalServer(server_settings(folder), folder / "server.log", cpu=SERVER_CPU) as server:
             wrk(server, script, args.warmup, args.connections)
             loaded: list[Run] = []
             load = threading.Thread(

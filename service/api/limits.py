@@ -50,6 +50,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -82,6 +83,20 @@ class Quota:
     def window_seconds(self) -> int:
         """The time an empty bucket takes to fill: the draft's ``w``."""
         return max(1, math.ceil(self.burst / self.rate)) if self.rate else 0
+
+    @cached_property
+    def quoted_name(self) -> str:
+        return json.dumps(self.name)
+
+    @cached_property
+    def policy(self) -> bytes:
+        """The ``RateLimit-Policy`` value (b"" with neither limit)."""
+        policies = []
+        if self.rate:
+            policies.append(f"{self.quoted_name};q={self.burst};w={self.window_seconds}")
+        if self.searches:
+            policies.append(f'"searches";q={self.searches};qu="concurrent-requests"')
+        return ", ".join(policies).encode()
 
 
 @dataclass(frozen=True)
@@ -161,6 +176,10 @@ class Identify:
         self.require_key = require_key
         self.header = forwarded_header.lower().encode()
         self.hops = _forwarded_hops if self.header == b"forwarded" else _forwarded_for_hops
+        # Parsing addresses is most of identifying a client: remember the last few
+        # thousand (peer, header) pairs, a bounded cache of a pure function.
+        self.address_key = lru_cache(maxsize=4096)(self._address_key)
+        self.keyed_client = lru_cache(maxsize=4096)(self._keyed_client)
 
     def __call__(self, scope: Scope) -> Client:
         api_key = forwarded = None
@@ -170,15 +189,9 @@ class Identify:
             elif name == self.header:
                 forwarded = value if forwarded is None else forwarded + b"," + value
         if api_key:
-            if len(api_key) > MAX_KEY_LENGTH or not all(0x21 <= c <= 0x7E for c in api_key):
-                raise ProblemError(
-                    "invalid-api-key",
-                    f"X-API-Key must be 1 to {MAX_KEY_LENGTH} visible ASCII characters",
-                )
-            digest = hash_key(api_key.decode())
-            quota = self.keys.get(digest)
-            if quota is not None:
-                return Client(f"key:{digest[:16]}", quota)
+            keyed = self.keyed_client(api_key)
+            if keyed is not None:
+                return keyed
         if self.require_key:
             raise ProblemError(
                 "api-key-required",
@@ -191,7 +204,18 @@ class Identify:
         host = peer[0] if peer else "unknown"
         return Client(self.address_key(host, forwarded), self.anonymous)
 
-    def address_key(self, peer: str, forwarded: bytes | None) -> str:
+    def _keyed_client(self, api_key: bytes) -> Client | None:
+        """The client a key names, None for an unknown key, a 400 for a malformed one."""
+        if len(api_key) > MAX_KEY_LENGTH or not all(0x21 <= c <= 0x7E for c in api_key):
+            raise ProblemError(
+                "invalid-api-key",
+                f"X-API-Key must be 1 to {MAX_KEY_LENGTH} visible ASCII characters",
+            )
+        digest = hash_key(api_key.decode())
+        quota = self.keys.get(digest)
+        return None if quota is None else Client(f"key:{digest[:16]}", quota)
+
+    def _address_key(self, peer: str, forwarded: bytes | None) -> str:
         address = _address(peer)
         if address is not None and forwarded is not None and self._trusted(address):
             hops = self.hops(forwarded)
@@ -432,19 +456,13 @@ class Limits:
 def rate_limit_headers(client: Client, verdict: Verdict | None) -> list[tuple[bytes, bytes]]:
     """``RateLimit-Policy`` and ``RateLimit`` (draft-ietf-httpapi-ratelimit-headers-10)."""
     quota = client.quota
-    policies = []
     headers = []
-    name = json.dumps(quota.name)
-    if quota.rate:
-        policies.append(f"{name};q={quota.burst};w={quota.window_seconds}")
-        if verdict is not None:
-            remaining = max(0, math.floor(verdict.remaining))
-            reset = max(0, math.ceil(verdict.reset))
-            headers.append((b"ratelimit", f"{name};r={remaining};t={reset}".encode()))
-    if quota.searches:
-        policies.append(f'"searches";q={quota.searches};qu="concurrent-requests"')
-    if policies:
-        headers.append((b"ratelimit-policy", ", ".join(policies).encode()))
+    if quota.rate and verdict is not None:
+        remaining = max(0, math.floor(verdict.remaining))
+        reset = max(0, math.ceil(verdict.reset))
+        headers.append((b"ratelimit", f"{quota.quoted_name};r={remaining};t={reset}".encode()))
+    if quota.policy:
+        headers.append((b"ratelimit-policy", quota.policy))
     return headers
 
 
