@@ -441,7 +441,7 @@ def report(
     figures["rounds"] = args.rounds
     figures["elapsed_s"] = round(elapsed, 1)
     print(f"(wrk: 1 thread, {args.connections} connections, {args.seconds:g} s per run; ", end="")
-    print(f"floor and POST /v1/move: median of {args.rounds} alternating rounds; {elapsed:.0f} s)")
+    print(f"floor, POST /v1/move with and without limits: median of {args.rounds} alternating rounds; {elapsed:.0f} s)")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load.json").write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures, sort_keys=True))
@@ -571,7 +571,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=4, help="per measured run")
     parser.add_argument("--warmup", type=int, default=2, help="per scenario, not measured")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating floor/move rounds")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating floor/move rounds")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument(
         "--profile",
