@@ -221,13 +221,18 @@ class Admission:
             return None
         return self.queues[owner][-1]
 
-    def displace(self, control: SearchControl) -> None:
-        """Take a waiting search out of the queue; its request answers 429."""
+    def _unqueue(self, control: SearchControl) -> str:
+        """Take a waiting search out of its client's queue; that client."""
         owner = self.owner[control]
         queue = self.queues[owner]
         queue.remove(control)
         if not queue:
             del self.queues[owner]
+        return owner
+
+    def displace(self, control: SearchControl) -> None:
+        """Take a waiting search out of the queue; its request answers 429."""
+        self._unqueue(control)
         self.displaced.add(control)
         turn = self.turns.pop(control, None)
         if turn is not None:
@@ -235,11 +240,7 @@ class Admission:
 
     def start(self, control: SearchControl) -> None:
         """Take ``control`` from its queue and run it."""
-        owner = self.owner[control]
-        queue = self.queues[owner]
-        queue.remove(control)
-        if not queue:
-            del self.queues[owner]
+        owner = self._unqueue(control)
         self.running[control] = time.monotonic()
         self.busy[owner] += 1
         self.starts += 1
@@ -262,6 +263,11 @@ class Admission:
             await event.wait()
 
     def finish(self, control: SearchControl) -> None:
+        started = self.running.pop(control, None)
+        if control in self.displaced:
+            self.displaced.discard(control)
+        elif started is None:
+            self._unqueue(control)
         owner = self.owner.pop(control)
         kind = self.kind.pop(control)
         self.held[owner] -= 1
@@ -269,15 +275,7 @@ class Admission:
             del self.held[owner]
             self.served.pop(owner, None)
         self.turns.pop(control, None)
-        started = self.running.pop(control, None)
-        if control in self.displaced:
-            self.displaced.discard(control)
-        elif started is None:
-            queue = self.queues[owner]
-            queue.remove(control)
-            if not queue:
-                del self.queues[owner]
-        else:
+        if started is not None:
             self.busy[owner] -= 1
             if not self.busy[owner]:
                 del self.busy[owner]
