@@ -99,6 +99,13 @@ class BrainProcess:
         self.send(*lines)
         return self.answer(timeout)
 
+    def swap2_board(
+        self, stones: Sequence[tuple[int, int]], timeout: float = ANSWER_TIMEOUT
+    ) -> str:
+        """SWAP2BOARD with ``stones`` in play order (from Black), as
+        GomocupJudge sends them, one ``x,y`` a line; the answer unrefereed."""
+        return self.ask("SWAP2BOARD", *(f"{x},{y}" for x, y in stones), "DONE", timeout=timeout)
+
     def info(self, *lines: str, timeout: float = ANSWER_TIMEOUT) -> None:
         """Send INFO lines, then ABOUT: the first line that is not talk must be
         ABOUT's answer, since a brain answers its commands in order and INFO
@@ -142,6 +149,44 @@ def brain(
 def parse_move(answer: str) -> tuple[int, int]:
     x, y = answer.split(",")
     return int(x), int(y)
+
+
+# SWAP2BOARD: the stones a brain may answer with at each stage (0 is SWAP),
+# by the stones on the board. Swap2 as Rapfi answers it (command/gomocup.cpp:
+# three stones on an empty board; SWAP, a move or two stones after three;
+# SWAP or a move after five). Swap1: Rapfi's choice after one stone
+# (search/opening.cpp) and the three-stone swap's after three.
+SWAP2_ANSWERS = {0: (3,), 3: (0, 1, 2), 5: (0, 1)}
+SWAP1_ANSWERS = {0: (3,), 1: (0, 1), 3: (0, 1)}
+
+
+class IllegalAnswerError(AssertionError):
+    """An answer a referee refuses: the wrong number of stones for the stage,
+    a stone off the board or on a taken cell, or not the protocol's form."""
+
+
+def parse_swap_answer(
+    answer: str, stones: Sequence[tuple[int, int]], size: int, swap2: bool = True
+) -> tuple[tuple[int, int], ...] | None:
+    """A SWAP2BOARD answer refereed: None for ``SWAP``, else the stones it
+    places in play order (``x,y x,y ...`` on one line, as Rapfi writes them)."""
+    allowed = (SWAP2_ANSWERS if swap2 else SWAP1_ANSWERS)[len(stones)]
+    if answer == "SWAP":
+        if 0 not in allowed:
+            raise IllegalAnswerError(f"SWAP with {len(stones)} stones on the board")
+        return None
+    try:
+        placed = tuple(parse_move(part) for part in answer.split(" "))
+    except ValueError:
+        raise IllegalAnswerError(f"not SWAP nor stones: {answer!r}") from None
+    if len(placed) not in allowed:
+        raise IllegalAnswerError(f"{len(placed)} stones with {len(stones)} on the board")
+    taken = set(stones)
+    for x, y in placed:
+        if not (0 <= x < size and 0 <= y < size) or (x, y) in taken:
+            raise IllegalAnswerError(f"{x},{y} is off the board or taken: {answer!r}")
+        taken.add((x, y))
+    return placed
 
 
 @dataclass(frozen=True)
