@@ -64,7 +64,8 @@ from typing import TextIO
 from service.brain.channel import Channel, open_channel, open_input
 from service.brain.clock import Clock
 from service.brain.game import Game, ProtocolError
-from service.brain.rules import read_rule
+from service.brain.opening import Answer, StageError, choose
+from service.brain.rules import Opening, read_rule
 from service.engine import (
     Analysis,
     Board,
@@ -84,6 +85,14 @@ WARM_NODES = 20_000  # START's warm-up search: enough entries to move the table 
 # told stops here at the latest (minutes: docs/brain.md).
 NODE_BUDGET = 10**9
 MIN_TABLE_BYTES = 1 << 20
+# SWAP2BOARD's searches are bounded by nodes, so that a position and a clock
+# give one answer: the turn's time at this rate (about a third of what a
+# 15x15 opening searches on a shared 2-core machine; the turn's deadline caps
+# them where the machine is slower). A search until told chooses with the
+# nodes of OPENING_UNTIL_TOLD_SECONDS.
+OPENING_NODE_RATE = 250_000
+OPENING_UNTIL_TOLD_SECONDS = 10.0
+MIN_OPENING_NODES = 1_000
 STOP_WORDS = frozenset({"STOP", "YXSTOP"})
 # The commands a manager waits for an answer to (BOARD's comes at its DONE).
 ANSWERED = frozenset({"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "TAKEBACK", "ABOUT"})
@@ -99,10 +108,12 @@ class Brain:
         self.clock = Clock()
         self.game: Game | None = None
         self.rule = Rule.FREESTYLE
+        self.opening = Opening.FREE
         self.table_bytes = DEFAULT_TABLE_BYTES
         self.max_depth: int | None = None
         self.engine: Engine | None = None
-        self.board_lines: list[str] | None = None  # inside BOARD ... DONE
+        self.board_lines: list[str] | None = None  # inside BOARD (or SWAP2BOARD) ... DONE
+        self.swap_board = False  # the lines are SWAP2BOARD's
         self.notices: list[str] = []  # said before the next answer
         # Shared with the reading thread, under the lock: the line being
         # handled, the search under way and the last STOP and END read.
@@ -222,6 +233,7 @@ class Brain:
             "BEGIN": self.begin,
             "TURN": self.turn,
             "BOARD": self.board,
+            "SWAP2BOARD": self.swap2_board,
             "INFO": self.info,
             "TAKEBACK": self.take_back,
             "ABOUT": self.about,
@@ -285,10 +297,19 @@ class Brain:
     def board(self, _argument: str) -> None:
         self.need_game()
         self.board_lines = []
+        self.swap_board = False
+
+    def swap2_board(self, _argument: str) -> None:
+        self.need_game()
+        self.board_lines = []
+        self.swap_board = True
 
     def finish_board(self) -> None:
         game = self.need_game()
         lines, self.board_lines = self.board_lines or [], None
+        if self.swap_board:
+            self.finish_swap(game, lines)
+            return
         fresh = Game(game.cols, game.rows, game.rule)
         for line in lines:
             parts = line.split(",")
@@ -305,6 +326,47 @@ class Brain:
                 )
         self.game = fresh
         self.play(fresh)
+
+    def finish_swap(self, game: Game, lines: list[str]) -> None:
+        """SWAP2BOARD's stones, in play order from Black: ``x,y``, as
+        GomocupJudge sends them, or ``x,y,who`` as Rapfi reads them (``who``,
+        1 or 2, is not needed: the order says the colour). Answered as
+        ``opening.py`` says, under swap1 where ``INFO rule`` asked for it and
+        under swap2 otherwise (the command names it)."""
+        cells: list[int] = []
+        for line in lines:
+            what = f"a SWAP2BOARD line is x,y or x,y,who; got {line!r}"
+            numbers = [_number(part, what) for part in line.split(",")]
+            if len(numbers) not in (2, 3) or numbers[2:] not in ([], [1], [2]):
+                raise ProtocolError(what)
+            cell = game.cell(numbers[0], numbers[1])
+            if cell in cells:
+                raise ProtocolError(f"{numbers[0]},{numbers[1]} is already taken")
+            cells.append(cell)
+        opening = Opening.SWAP1 if self.opening is Opening.SWAP1 else Opening.SWAP2
+        started = time.monotonic()
+        think = self.clock.think_seconds(len(cells))
+        seconds = OPENING_UNTIL_TOLD_SECONDS if think is None else think
+        engine = self.need_engine()
+
+        def evaluate(board: Board, share: float) -> Analysis:
+            cached = engine.cached_analysis(board)
+            if cached is not None:
+                return cached
+            nodes = max(MIN_OPENING_NODES, int(seconds * share * OPENING_NODE_RATE))
+            return engine.search(board, node_budget=min(nodes, NODE_BUDGET), control=control)
+
+        try:
+            deadline = None if think is None else started + think
+            with self.searching(SearchControl(deadline)) as control:
+                answer = choose(game.shape, cells, opening, evaluate)
+        except SearchCancelled:
+            return
+        except StageError as error:
+            raise ProtocolError(str(error)) from None
+        self.game = _after_swap(game, cells, answer)
+        self.write(answer.text(game.cols))
+        self.clock.measured(think, time.monotonic() - started)
 
     def info(self, argument: str) -> None:
         """Never answered: what cannot be taken becomes a notice."""
@@ -335,6 +397,7 @@ class Brain:
         if reading.notice is not None:
             self.notices.append(reading.notice)
         self.rule = reading.plays
+        self.opening = reading.opening
         if self.game is not None:
             self.game.rule = reading.plays
 
@@ -405,6 +468,17 @@ class Brain:
                 one_game=True,
             )
         return self.engine
+
+
+def _after_swap(game: Game, stones: list[int], answer: Answer) -> Game:
+    """The game after the brain's answer: it holds Black's stones when it
+    swaps, places the opening or puts two (a TURN then is White's move), and
+    White's when it plays White's move."""
+    black = answer.swap or len(answer.stones) != 1
+    after = Game(game.cols, game.rows, game.rule)
+    for index, cell in enumerate([*stones, *answer.stones]):
+        after.stones.append((cell, (index % 2 == 0) == black))
+    return after
 
 
 def _integer(text: str) -> int | None:

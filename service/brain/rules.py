@@ -76,6 +76,10 @@ class Reading:
     plays: Rule
     notice: str | None
 
+    @property
+    def opening(self) -> Opening:
+        return Opening.FREE if self.asked is None else self.asked.opening
+
 
 def read_rule(value: int) -> Reading:
     asked = RULE_VALUES.get(value)
@@ -90,11 +94,6 @@ def read_rule(value: int) -> Reading:
     notes = []
     if played is not asked.variant:
         notes.append(f"{asked.variant} is not supported yet: playing {played}, the closest rule")
-    if asked.opening is not Opening.FREE:
-        notes.append(
-            f"{played} with {asked.opening} openings: this brain plays the game "
-            f"but does not choose {asked.opening} openings"
-        )
     if asked.continuous:
         notes.append(
             "a continuous game is played position by position: a BOARD's dead stones "

@@ -43,7 +43,7 @@ def test_about_names_the_brain() -> None:
         (["START 15", "INFO rule 4"], ["OK"]),  # INFO has no answer (test_info.py)
         (["START 15", "INFO timeout_turn soon"], ["OK"]),
         (["START 15", "INFO evaluate 7,7", "INFO folder /tmp", "RESTART"], ["OK", "OK"]),
-        (["SWAP2BOARD"], ["UNKNOWN SWAP2BOARD is not a command of this brain"]),
+        (["START 15", "SWAP2BOARD", "7,7", "7,7", "DONE"], ["OK", "ERROR 7,7 is already taken"]),
         (["", "   ", "ABOUT"], None),
     ],
 )
