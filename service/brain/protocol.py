@@ -4,9 +4,9 @@ Tournament managers (Piskvork, GomocupJudge) and GUIs (Yixin-Board) drive a
 brain with one command per line and read one answer per line. This module
 owns that translation and when the engine searches; the engine
 (``service.engine``) plays, ``clock.py`` says for how long, ``rules.py`` reads
-``INFO rule``, ``game.py`` holds the board as the manager gave it and
-``channel.py`` keeps the answers' way out clean. It imports nothing of the
-HTTP service.
+``INFO rule``, ``opening.py`` chooses ``SWAP2BOARD``'s answers, ``game.py``
+holds the board as the manager gave it and ``channel.py`` keeps the answers'
+way out clean. It imports nothing of the HTTP service.
 
 Commands and answers:
 
@@ -18,13 +18,19 @@ Commands and answers:
   dead stone: see ``game.py``) and ``DONE``: set that position and play. A
   move is answered ``x,y``: x the column and y the row, both from 0 at the top
   left.
+* ``SWAP2BOARD`` then lines ``x,y`` (or ``x,y,who``) and ``DONE``: the
+  stones of a swap opening in play order from Black; answered with three
+  stones, ``SWAP``, a move or two stones, as ``opening.py`` says, under swap1
+  (``INFO rule 5``) or swap2 (otherwise). Its searches are bounded by nodes
+  from the turn's time (OPENING_NODE_RATE), and by the turn's deadline.
 * ``INFO key value`` is never answered (managers do not read an answer to it):
   ``timeout_turn``, ``timeout_match``, ``time_left`` (ms), ``max_memory``
-  (bytes), ``rule`` (``rules.py``) and ``max_depth`` (this brain's own: a
-  weaker player searching that many plies, without threat proofs; 0 lifts it)
-  are honoured; other keys are ignored. A value the brain cannot take, or a
-  rule it plays as another, is said in a ``MESSAGE`` line before the answer
-  to the next command that expects one, as the protocol text asks.
+  (bytes), ``rule`` (``rules.py``; 5 and 6 also name SWAP2BOARD's opening)
+  and ``max_depth`` (this brain's own: a weaker player searching that many
+  plies, without threat proofs; 0 lifts it) are honoured; other keys are
+  ignored. A value the brain cannot take, or a rule it plays as another, is
+  said in a ``MESSAGE`` line before the answer to the next command that
+  expects one, as the protocol text asks.
 * ``STOP`` / ``YXSTOP``: the search under way answers now, with its best move
   so far; with no search under way, nothing. ``END``: exit at once, searching
   or not, answering nothing.
@@ -347,6 +353,9 @@ class Brain:
         started = time.monotonic()
         think = self.clock.think_seconds(len(cells))
         seconds = OPENING_UNTIL_TOLD_SECONDS if think is None else think
+        # A swap opening starts a game: a fresh table and search history, so
+        # that the answer depends on the stones and the clock alone.
+        self.engine = None
         engine = self.need_engine()
 
         def evaluate(board: Board, share: float) -> Analysis:

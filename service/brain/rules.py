@@ -11,7 +11,9 @@ Piskvork's bits.
 
 What is asked for but not played (STAND_IN) is played as the closest rule the
 engine has, and said once in a ``MESSAGE`` line. Renju is switched on, when the
-engine has it, by an entry in PLAYED.
+engine has it, by an entry in PLAYED. The swap openings of 5 and 6 are played:
+the game after them as freestyle, and the opening itself, ``SWAP2BOARD``, as
+``opening.py`` chooses (swap1 under 5, swap2 under 6), so they say nothing.
 """
 
 from __future__ import annotations

@@ -125,6 +125,16 @@ def test_the_choice_is_the_same_for_the_same_position_and_clock(
         assert process.swap2_board(stones) == first[0]
 
 
+def test_the_choice_does_not_depend_on_the_searches_before_it() -> None:
+    """A swap opening starts a game: what the brain searched before (another
+    game, another opening) changes nothing."""
+    stones = [f"{x},{y}" for x, y in stage(15, "three")]
+    alone = ask(15, 6, stage(15, "three"))
+    before = ["RESTART", "BEGIN", "TURN 0,0", "RESTART"]
+    after = ask(15, 6, [], *before, "SWAP2BOARD", *stones, "DONE")
+    assert after[-1] == alone[0]
+
+
 @pytest.mark.parametrize(
     ("rule", "kind", "next_line", "mine"),
     [
