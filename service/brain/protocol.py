@@ -92,9 +92,9 @@ WARM_NODES = 20_000  # START's warm-up search: enough entries to move the table 
 NODE_BUDGET = 10**9
 MIN_TABLE_BYTES = 1 << 20
 # SWAP2BOARD's searches are bounded by nodes, so that a position and a clock
-# give one answer: the turn's time at this rate (about a third of what a
-# 15x15 opening searches on a shared 2-core machine; the turn's deadline caps
-# them where the machine is slower). A search until told chooses with the
+# give one answer: the turn's time at this rate (about a third of the 0.73
+# million a second docs/brain.md measures, for a shared machine; the turn's
+# deadline caps them where the machine is slower). A search until told chooses with the
 # nodes of OPENING_UNTIL_TOLD_SECONDS.
 OPENING_NODE_RATE = 250_000
 OPENING_UNTIL_TOLD_SECONDS = 10.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -175,6 +176,17 @@ def test_a_stage_that_cannot_be_answered_is_an_error(
     answers = run("START 15", f"INFO rule {rule}", TURN, "SWAP2BOARD", *lines, "DONE", "ABOUT")
     assert answers[0] == "OK" and answers[-1].startswith('name="') and len(answers) == 3
     assert answers[1] == error if error else answers[1].startswith("ERROR")
+
+
+def test_the_documented_session_is_what_the_brain_answers() -> None:
+    manual = (Path(__file__).resolve().parents[2] / "docs" / "brain.md").read_text()
+    section = manual[manual.index("### Swap openings") :]
+    start = section.index("```text\n") + len("```text\n")
+    session = section[start : section.index("\n```", start)]
+    sent = [line[2:] for line in session.splitlines() if line.startswith("> ")]
+    expected = [line[2:] for line in session.splitlines() if line.startswith("< ")]
+    assert sent and expected
+    assert run(*sent) == expected
 
 
 def test_who_fields_are_read_as_rapfi_sends_them() -> None:
