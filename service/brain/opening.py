@@ -48,18 +48,20 @@ from service.brain.rules import Opening
 from service.engine import Analysis, Board, GameOverError, Geometry, Player
 
 # Candidate openings for three stones, as offsets (columns, rows) from the
-# centre: Black, White, Black. Close shapes favour Black, spread ones less,
-# a White stone between two far Black ones may favour White: a range for the
-# engine to choose from. Every offset is within 3, so all fit from 7x7 up.
+# centre: Black, White, Black. The engine reads most three-stone shapes as
+# clearly for one side (two Black stones side by side for Black, spread ones
+# for White, the side to move); these are the ones it read both ways, or
+# near 0, at a few budgets on 15x15: a range to choose from. Every offset is
+# within 2, so all fit from 5x5 up.
 OPENINGS: tuple[tuple[tuple[int, int], tuple[int, int], tuple[int, int]], ...] = (
-    ((0, 0), (1, 1), (-1, 1)),
+    ((0, 0), (2, 0), (1, 1)),
+    ((0, 0), (1, 1), (-1, -1)),
+    ((0, 0), (1, 0), (2, 1)),
+    ((0, 0), (1, 1), (2, 2)),
+    ((0, 0), (0, 2), (2, 0)),
+    ((0, 0), (1, 1), (-2, 0)),
+    ((0, 0), (1, 0), (0, 2)),
     ((0, 0), (0, 1), (2, 2)),
-    ((0, 0), (1, 0), (0, 3)),
-    ((0, 0), (2, 2), (-2, 3)),
-    ((0, 0), (0, 1), (-3, -2)),
-    ((-3, -3), (0, 0), (3, 3)),
-    ((0, -3), (0, 0), (0, 3)),
-    ((-1, -3), (1, 1), (-3, 0)),
 )
 # The stages: how many stones each opening rule asks a choice for.
 STAGES: dict[Opening, tuple[int, ...]] = {

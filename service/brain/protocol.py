@@ -80,9 +80,11 @@ from service.engine import (
     Rule,
     SearchCancelled,
     SearchControl,
+    StopReason,
 )
 from service.engine.analysis import DEFAULT_TABLE_BYTES, MAX_DEPTH
 from service.engine.geometry import MAX_SIDE, MIN_SIDE
+from service.engine.search import GameContext
 
 NAME = "tictactoe-service"
 VERSION = "0.1.0"
@@ -92,13 +94,15 @@ WARM_NODES = 20_000  # START's warm-up search: enough entries to move the table 
 NODE_BUDGET = 10**9
 MIN_TABLE_BYTES = 1 << 20
 # SWAP2BOARD's searches are bounded by nodes, so that a position and a clock
-# give one answer: the turn's time at this rate (about a third of the 0.73
-# million a second docs/brain.md measures, for a shared machine; the turn's
-# deadline caps them where the machine is slower). A search until told chooses with the
-# nodes of OPENING_UNTIL_TOLD_SECONDS.
-OPENING_NODE_RATE = 250_000
+# give one answer: the turn's time at this rate (a fifth of the 0.73 million
+# a second docs/brain.md measures: an emptied table's first search is slower,
+# and the machine may be shared; the turn's deadline caps them where it is
+# slower still). A search until told chooses with the nodes of
+# OPENING_UNTIL_TOLD_SECONDS.
+OPENING_NODE_RATE = 150_000
 OPENING_UNTIL_TOLD_SECONDS = 10.0
 MIN_OPENING_NODES = 1_000
+OPENING_CUT = "the turn's deadline cut a search short: another machine may choose otherwise"
 STOP_WORDS = frozenset({"STOP", "YXSTOP"})
 # The commands a manager waits for an answer to (BOARD's comes at its DONE).
 ANSWERED = frozenset({"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "TAKEBACK", "ABOUT"})
@@ -353,17 +357,25 @@ class Brain:
         started = time.monotonic()
         think = self.clock.think_seconds(len(cells))
         seconds = OPENING_UNTIL_TOLD_SECONDS if think is None else think
-        # A swap opening starts a game: a fresh table and search history, so
-        # that the answer depends on the stones and the clock alone.
-        self.engine = None
+        # A swap opening starts a game: an empty table and a new search
+        # history, so that the answer depends on the stones and the clock
+        # alone (emptied rather than made anew: the table's memory stays
+        # paged in, which a new one would pay for inside this turn).
         engine = self.need_engine()
+        engine.table.clear()
+        if engine.context is not None:
+            engine.context = GameContext()
+        cut: list[Analysis] = []  # the searches a deadline or a STOP cut short of their nodes
 
         def evaluate(board: Board, share: float) -> Analysis:
             cached = engine.cached_analysis(board)
             if cached is not None:
                 return cached
             nodes = max(MIN_OPENING_NODES, int(seconds * share * OPENING_NODE_RATE))
-            return engine.search(board, node_budget=min(nodes, NODE_BUDGET), control=control)
+            found = engine.search(board, node_budget=min(nodes, NODE_BUDGET), control=control)
+            if found.stopped_by is StopReason.DEADLINE:
+                cut.append(found)
+            return found
 
         try:
             deadline = None if think is None else started + think
@@ -374,6 +386,8 @@ class Brain:
         except StageError as error:
             raise ProtocolError(str(error)) from None
         self.game = _after_swap(game, cells, answer)
+        if cut and think is not None:
+            self.write(f"MESSAGE {OPENING_CUT}")
         self.write(answer.text(game.cols))
         self.clock.measured(think, time.monotonic() - started)
 

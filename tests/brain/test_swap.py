@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -19,16 +20,23 @@ from service.brain.opening import (
     choose,
     position,
 )
+from service.brain.protocol import OPENING_CUT
 from service.brain.rules import Opening
 from service.engine import Analysis, Board, MoveValue, Rule, geometry, rank_moves
 from tests.brain.manager import (
     IllegalAnswerError,
     brain,
+    is_talk,
     parse_move,
     parse_swap_answer,
 )
 
 TURN = "INFO timeout_turn 300"
+# Where answers are compared: a turn whose fixed costs (a table's first
+# pages, a busy machine) leave the node budgets room before the deadline.
+LONG_TURN = "INFO timeout_turn 1000"
+cut: list[list[str]] = []  # sessions a deadline cut short (see ask)
+STOP_BOUND = 5.0  # not a benchmark's bound: later would mean STOP was not read
 TAKES_035 = "ERROR SWAP2BOARD under swap2 takes 0, 3 or 5 stones; got "
 # One answer's form: SWAP, or one to three stones on one line.
 FORM = re.compile(r"SWAP|\d+,\d+( \d+,\d+){0,2}")
@@ -40,12 +48,18 @@ def run(*lines: str) -> list[str]:
     return output.getvalue().splitlines()
 
 
-def ask(size: int, rule: int, stones: list[tuple[int, int]], *more: str) -> list[str]:
+def ask(
+    size: int, rule: int, stones: list[tuple[int, int]], *more: str, turn: str = TURN
+) -> list[str]:
     """The brain's answers after START: SWAP2BOARD's, then those to ``more``."""
     sent = [f"{x},{y}" for x, y in stones]
-    answers = run(f"START {size}", f"INFO rule {rule}", TURN, "SWAP2BOARD", *sent, "DONE", *more)
+    answers = run(f"START {size}", f"INFO rule {rule}", turn, "SWAP2BOARD", *sent, "DONE", *more)
     assert answers[0] == "OK"
-    return answers[1:]
+    if f"MESSAGE {OPENING_CUT}" in answers:
+        # This machine is too busy to search the nodes before the deadline:
+        # the choice is legal but another run may differ.
+        cut.append(answers)
+    return [line for line in answers[1:] if not is_talk(line)]
 
 
 def stage(size: int, kind: str) -> list[tuple[int, int]]:
@@ -118,12 +132,17 @@ def test_the_choice_is_the_same_for_the_same_position_and_clock(
     """Node budgets, not the time the machine takes, bound the searches: a
     fresh brain answers the same, in process or over pipes."""
     stones = stage(size, kind)
-    first = ask(size, rule, stones)
-    assert ask(size, rule, stones) == first
+    cut.clear()
+    first = ask(size, rule, stones, turn=LONG_TURN)
+    second = ask(size, rule, stones, turn=LONG_TURN)
     with brain() as process:
         assert process.ask(f"START {size}") == "OK"
-        process.info(f"INFO rule {rule}", TURN)
-        assert process.swap2_board(stones) == first[0]
+        process.info(f"INFO rule {rule}", LONG_TURN)
+        third = process.swap2_board(stones)
+        cut.extend([process.transcript] if f"MESSAGE {OPENING_CUT}" in process.transcript else [])
+    if cut:
+        pytest.skip(f"the deadline cut a search short on this busy machine: {cut}")
+    assert second == first and third == first[0]
 
 
 def test_the_choice_does_not_depend_on_the_searches_before_it() -> None:
@@ -186,7 +205,7 @@ def test_the_documented_session_is_what_the_brain_answers() -> None:
     sent = [line[2:] for line in session.splitlines() if line.startswith("> ")]
     expected = [line[2:] for line in session.splitlines() if line.startswith("< ")]
     assert sent and expected
-    assert run(*sent) == expected
+    assert [line for line in run(*sent) if not is_talk(line)] == expected
 
 
 def test_who_fields_are_read_as_rapfi_sends_them() -> None:
@@ -195,7 +214,7 @@ def test_who_fields_are_read_as_rapfi_sends_them() -> None:
     plain = ask(15, 6, stones)
     who = [f"{x},{y},{1 + index % 2}" for index, (x, y) in enumerate(stones)]
     answers = run("START 15", "INFO rule 6", TURN, "SWAP2BOARD", *who, "DONE")
-    assert answers[1:] == plain
+    assert [line for line in answers[1:] if not is_talk(line)] == plain
 
 
 def test_without_a_swap_rule_the_command_is_swap2() -> None:
@@ -273,6 +292,44 @@ def test_the_colour_is_chosen_by_the_score(score: float, opening: Opening, expec
         assert answer == Answer(stones=(100, 50))  # White's best, Black's reply at 0.05
 
 
+@pytest.mark.parametrize("size", [15, 20])
+def test_two_stones_put_with_the_engine_are_legal(
+    monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    """Every three-stone position reads even when BALANCED is 1: the brain
+    puts two, White's and Black's, on free cells, with the real engine."""
+    monkeypatch.setattr("service.brain.opening.BALANCED", 1.0)
+    stones = stage(size, "three")
+    (answer,) = ask(size, 6, stones)
+    placed = parse_swap_answer(answer, stones, size)
+    assert placed is not None and len(placed) == 2
+
+
 def test_a_stage_with_the_wrong_count_is_refused() -> None:
     with pytest.raises(StageError):
         choose(SHAPE, [112, 113], Opening.SWAP2, lambda board, share: analysis(board, {0: 0.0}))
+
+
+UNLIMITED = ["INFO timeout_turn 2000000", "INFO timeout_match 100000000"]
+
+
+@pytest.mark.parametrize("kind", ["empty", "three", "five"])
+def test_stop_answers_a_choice_until_told_at_once(kind: str) -> None:
+    """Yixin-Board's unlimited time: the choice searches until told (the nodes
+    of OPENING_UNTIL_TOLD_SECONDS at most); STOP answers it at once, legally."""
+    stones = stage(15, kind)
+    with brain() as process:
+        assert process.ask("START 15") == "OK"
+        process.info("INFO rule 6", *UNLIMITED)
+        process.send("SWAP2BOARD", *(f"{x},{y}" for x, y in stones), "DONE")
+        time.sleep(0.3)
+        process.send("STOP")
+        parse_swap_answer(process.answer(timeout=STOP_BOUND), stones, 15)
+
+
+def test_a_choice_until_told_answers_when_the_input_ends() -> None:
+    """No one is left to say stop: the searches stop at once, the answer stands."""
+    stones = stage(15, "three")
+    sent = [f"{x},{y}" for x, y in stones]
+    answers = run("START 15", "INFO rule 6", *UNLIMITED, "SWAP2BOARD", *sent, "DONE")
+    parse_swap_answer(answers[-1], stones, 15)
