@@ -286,3 +286,56 @@ def play(
             if board.is_full():
                 return game
             turn = 1 - turn
+
+
+@dataclass
+class Swap2:
+    """A swap2 opening between two brains: the stones in play order (from
+    Black), which entrant took Black, and the answers in the order given."""
+
+    stones: list[tuple[int, int]]
+    black: int
+    answers: list[str]
+
+
+def negotiate_swap2(
+    size: int,
+    turn_ms: int,
+    entrants: tuple[Entrant, Entrant] = (Entrant(), Entrant()),
+    answer_timeout: float = ANSWER_TIMEOUT,
+) -> Swap2:
+    """Entrant 0 places three stones; entrant 1 answers SWAP (it takes Black),
+    a move (it takes White and plays) or two stones, after which entrant 0
+    answers SWAP (it takes Black) or a move (White). Every answer refereed:
+    an illegal one raises IllegalAnswerError."""
+    with ExitStack() as stack:
+        players = [stack.enter_context(brain(e.command, e.env, e.cwd, e.quiet)) for e in entrants]
+        for player in players:
+            assert player.ask(f"START {size}") == "OK"
+            player.info("INFO rule 6", f"INFO timeout_turn {turn_ms}", "INFO timeout_match 0")
+        stones: list[tuple[int, int]] = []
+        answers: list[str] = []
+
+        def ask(entrant: int) -> tuple[tuple[int, int], ...] | None:
+            answers.append(players[entrant].swap2_board(stones, timeout=answer_timeout))
+            placed = parse_swap_answer(answers[-1], stones, size)
+            stones.extend(placed or ())
+            return placed
+
+        ask(0)
+        placed = ask(1)
+        if placed is None or len(placed) == 1:
+            return Swap2(stones, 1 if placed is None else 0, answers)
+        return Swap2(stones, 0 if ask(0) is None else 1, answers)
+
+
+def play_swap2(
+    size: int, turn_ms: int, entrants: tuple[Entrant, Entrant] = (Entrant(), Entrant())
+) -> tuple[Swap2, Game]:
+    """A swap2 opening, then the game from it (freestyle), the side to move
+    given the position by BOARD; the game's entrant 0 is the one to move."""
+    opening = negotiate_swap2(size, turn_ms, entrants)
+    black_to_move = len(opening.stones) % 2 == 0
+    mover = opening.black if black_to_move else 1 - opening.black
+    order = (entrants[mover], entrants[1 - mover])
+    return opening, play(size, Rule.FREESTYLE, turn_ms, order, opening=opening.stones)

@@ -29,6 +29,7 @@ from tests.brain.manager import (
     is_talk,
     parse_move,
     parse_swap_answer,
+    play_swap2,
 )
 
 TURN = "INFO timeout_turn 300"
@@ -333,3 +334,15 @@ def test_a_choice_until_told_answers_when_the_input_ends() -> None:
     sent = [f"{x},{y}" for x, y in stones]
     answers = run("START 15", "INFO rule 6", *UNLIMITED, "SWAP2BOARD", *sent, "DONE")
     parse_swap_answer(answers[-1], stones, 15)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [15, 20])
+def test_two_brains_play_a_swap2_game(size: int) -> None:
+    """The whole of swap2 between two brains over the pipes, every answer
+    refereed, and the game played to its end from the stones it left."""
+    opening, game = play_swap2(size, turn_ms=100)
+    assert len(opening.stones) in (3, 4, 5, 6)
+    assert opening.answers[0].count(",") == 3
+    assert game.forfeit is None and game.moves[: len(opening.stones)] == opening.stones
+    assert game.winner is not None or game.board().is_full()
