@@ -7,7 +7,8 @@ placer's best play is a position neither colour prefers. The stones of
 ``SWAP2BOARD`` come in play order and alternate from Black (the first stone),
 so their number says the stage, and White is to move at every stage that asks
 for a choice (1, 3 and 5 stones). The answers (``Answer.text``), as Rapfi
-writes them and GomocupJudge and Yixin-Board read them:
+writes them and GomocupJudge's client reads them (``SWAP``, or stones
+``x,y`` separated by spaces):
 
 * no stones: three stones, ``x,y x,y x,y`` on one line (Black, White,
   Black): the candidate of ``OPENINGS`` whose position is closest to even;
