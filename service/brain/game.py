@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from service.engine import Board, Player, Rule, geometry
+from service.engine import Board, Geometry, Player, Rule, geometry
 from service.engine.geometry import default_k
 
 
@@ -65,13 +65,17 @@ class Game:
                 return
         raise ProtocolError(f"{x},{y} is empty: nothing to take back")
 
+    @property
+    def shape(self) -> Geometry:
+        return geometry(self.rows, self.cols, default_k(self.rows, self.cols), self.rule)
+
     def board(self) -> Board:
         """The position with the brain to move. The brain plays whichever side
         the stone counts give the move to (X when they are equal); dead stones
         are given out as the module's docstring says."""
         mine = sum(1 << cell for cell, own in self.stones if own)
         theirs = sum(1 << cell for cell, own in self.stones if not own)
-        shape = geometry(self.rows, self.cols, default_k(self.rows, self.cols), self.rule)
+        shape = self.shape
         # The rules are the same for both sides, so the brain may be X or O;
         # the engine only needs whose turn it is.
         brain_is_x = mine.bit_count() <= theirs.bit_count()

@@ -4,9 +4,9 @@ Tournament managers (Piskvork, GomocupJudge) and GUIs (Yixin-Board) drive a
 brain with one command per line and read one answer per line. This module
 owns that translation and when the engine searches; the engine
 (``service.engine``) plays, ``clock.py`` says for how long, ``rules.py`` reads
-``INFO rule``, ``game.py`` holds the board as the manager gave it and
-``channel.py`` keeps the answers' way out clean. It imports nothing of the
-HTTP service.
+``INFO rule``, ``opening.py`` chooses ``SWAP2BOARD``'s answers, ``game.py``
+holds the board as the manager gave it and ``channel.py`` keeps the answers'
+way out clean. It imports nothing of the HTTP service.
 
 Commands and answers:
 
@@ -18,13 +18,19 @@ Commands and answers:
   dead stone: see ``game.py``) and ``DONE``: set that position and play. A
   move is answered ``x,y``: x the column and y the row, both from 0 at the top
   left.
+* ``SWAP2BOARD`` then lines ``x,y`` (or ``x,y,who``) and ``DONE``: the
+  stones of a swap opening in play order from Black; answered with three
+  stones, ``SWAP``, a move or two stones, as ``opening.py`` says, under swap1
+  (``INFO rule 5``) or swap2 (otherwise). Its searches are bounded by nodes
+  from the turn's time (OPENING_NODE_RATE), and by the turn's deadline.
 * ``INFO key value`` is never answered (managers do not read an answer to it):
   ``timeout_turn``, ``timeout_match``, ``time_left`` (ms), ``max_memory``
-  (bytes), ``rule`` (``rules.py``) and ``max_depth`` (this brain's own: a
-  weaker player searching that many plies, without threat proofs; 0 lifts it)
-  are honoured; other keys are ignored. A value the brain cannot take, or a
-  rule it plays as another, is said in a ``MESSAGE`` line before the answer
-  to the next command that expects one, as the protocol text asks.
+  (bytes), ``rule`` (``rules.py``; 5 and 6 also name SWAP2BOARD's opening)
+  and ``max_depth`` (this brain's own: a weaker player searching that many
+  plies, without threat proofs; 0 lifts it) are honoured; other keys are
+  ignored. A value the brain cannot take, or a rule it plays as another, is
+  said in a ``MESSAGE`` line before the answer to the next command that
+  expects one, as the protocol text asks.
 * ``STOP`` / ``YXSTOP``: the search under way answers now, with its best move
   so far; with no search under way, nothing. ``END``: exit at once, searching
   or not, answering nothing.
@@ -64,7 +70,8 @@ from typing import TextIO
 from service.brain.channel import Channel, open_channel, open_input
 from service.brain.clock import Clock
 from service.brain.game import Game, ProtocolError
-from service.brain.rules import read_rule
+from service.brain.opening import Answer, StageError, choose
+from service.brain.rules import Opening, read_rule
 from service.engine import (
     Analysis,
     Board,
@@ -73,9 +80,11 @@ from service.engine import (
     Rule,
     SearchCancelled,
     SearchControl,
+    StopReason,
 )
 from service.engine.analysis import DEFAULT_TABLE_BYTES, MAX_DEPTH
 from service.engine.geometry import MAX_SIDE, MIN_SIDE
+from service.engine.search import GameContext
 
 NAME = "tictactoe-service"
 VERSION = "0.1.0"
@@ -84,6 +93,16 @@ WARM_NODES = 20_000  # START's warm-up search: enough entries to move the table 
 # told stops here at the latest (minutes: docs/brain.md).
 NODE_BUDGET = 10**9
 MIN_TABLE_BYTES = 1 << 20
+# SWAP2BOARD's searches are bounded by nodes, so that a position and a clock
+# give one answer: the turn's time at this rate (a fifth of the 0.73 million
+# a second docs/brain.md measures: an emptied table's first search is slower,
+# and the machine may be shared; the turn's deadline caps them where it is
+# slower still). A search until told chooses with the nodes of
+# OPENING_UNTIL_TOLD_SECONDS.
+OPENING_NODE_RATE = 150_000
+OPENING_UNTIL_TOLD_SECONDS = 10.0
+MIN_OPENING_NODES = 1_000
+OPENING_CUT = "the turn's deadline cut a search short: another machine may choose otherwise"
 STOP_WORDS = frozenset({"STOP", "YXSTOP"})
 # The commands a manager waits for an answer to (BOARD's comes at its DONE).
 ANSWERED = frozenset({"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "TAKEBACK", "ABOUT"})
@@ -99,10 +118,12 @@ class Brain:
         self.clock = Clock()
         self.game: Game | None = None
         self.rule = Rule.FREESTYLE
+        self.opening = Opening.FREE
         self.table_bytes = DEFAULT_TABLE_BYTES
         self.max_depth: int | None = None
         self.engine: Engine | None = None
-        self.board_lines: list[str] | None = None  # inside BOARD ... DONE
+        self.board_lines: list[str] | None = None  # inside BOARD (or SWAP2BOARD) ... DONE
+        self.swap_board = False  # the lines are SWAP2BOARD's
         self.notices: list[str] = []  # said before the next answer
         # Shared with the reading thread, under the lock: the line being
         # handled, the search under way and the last STOP and END read.
@@ -222,6 +243,7 @@ class Brain:
             "BEGIN": self.begin,
             "TURN": self.turn,
             "BOARD": self.board,
+            "SWAP2BOARD": self.swap2_board,
             "INFO": self.info,
             "TAKEBACK": self.take_back,
             "ABOUT": self.about,
@@ -285,10 +307,19 @@ class Brain:
     def board(self, _argument: str) -> None:
         self.need_game()
         self.board_lines = []
+        self.swap_board = False
+
+    def swap2_board(self, _argument: str) -> None:
+        self.need_game()
+        self.board_lines = []
+        self.swap_board = True
 
     def finish_board(self) -> None:
         game = self.need_game()
         lines, self.board_lines = self.board_lines or [], None
+        if self.swap_board:
+            self.finish_swap(game, lines)
+            return
         fresh = Game(game.cols, game.rows, game.rule)
         for line in lines:
             parts = line.split(",")
@@ -305,6 +336,60 @@ class Brain:
                 )
         self.game = fresh
         self.play(fresh)
+
+    def finish_swap(self, game: Game, lines: list[str]) -> None:
+        """SWAP2BOARD's stones, in play order from Black: ``x,y``, as
+        GomocupJudge sends them, or ``x,y,who`` as Rapfi reads them (``who``,
+        1 or 2, is not needed: the order says the colour). Answered as
+        ``opening.py`` says, under swap1 where ``INFO rule`` asked for it and
+        under swap2 otherwise (the command names it)."""
+        cells: list[int] = []
+        for line in lines:
+            what = f"a SWAP2BOARD line is x,y or x,y,who; got {line!r}"
+            numbers = [_number(part, what) for part in line.split(",")]
+            if len(numbers) not in (2, 3) or numbers[2:] not in ([], [1], [2]):
+                raise ProtocolError(what)
+            cell = game.cell(numbers[0], numbers[1])
+            if cell in cells:
+                raise ProtocolError(f"{numbers[0]},{numbers[1]} is already taken")
+            cells.append(cell)
+        opening = Opening.SWAP1 if self.opening is Opening.SWAP1 else Opening.SWAP2
+        started = time.monotonic()
+        think = self.clock.think_seconds(len(cells))
+        seconds = OPENING_UNTIL_TOLD_SECONDS if think is None else think
+        # A swap opening starts a game: an empty table and a new search
+        # history, so that the answer depends on the stones and the clock
+        # alone (emptied rather than made anew: the table's memory stays
+        # paged in, which a new one would pay for inside this turn).
+        engine = self.need_engine()
+        engine.table.clear()
+        if engine.context is not None:
+            engine.context = GameContext()
+        cut: list[Analysis] = []  # the searches a deadline or a STOP cut short of their nodes
+
+        def evaluate(board: Board, share: float) -> Analysis:
+            cached = engine.cached_analysis(board)
+            if cached is not None:
+                return cached
+            nodes = max(MIN_OPENING_NODES, int(seconds * share * OPENING_NODE_RATE))
+            found = engine.search(board, node_budget=min(nodes, NODE_BUDGET), control=control)
+            if found.stopped_by is StopReason.DEADLINE:
+                cut.append(found)
+            return found
+
+        try:
+            deadline = None if think is None else started + think
+            with self.searching(SearchControl(deadline)) as control:
+                answer = choose(game.shape, cells, opening, evaluate)
+        except SearchCancelled:
+            return
+        except StageError as error:
+            raise ProtocolError(str(error)) from None
+        self.game = _after_swap(game, cells, answer)
+        if cut and think is not None:
+            self.write(f"MESSAGE {OPENING_CUT}")
+        self.write(answer.text(game.cols))
+        self.clock.measured(think, time.monotonic() - started)
 
     def info(self, argument: str) -> None:
         """Never answered: what cannot be taken becomes a notice."""
@@ -335,6 +420,7 @@ class Brain:
         if reading.notice is not None:
             self.notices.append(reading.notice)
         self.rule = reading.plays
+        self.opening = reading.opening
         if self.game is not None:
             self.game.rule = reading.plays
 
@@ -405,6 +491,17 @@ class Brain:
                 one_game=True,
             )
         return self.engine
+
+
+def _after_swap(game: Game, stones: list[int], answer: Answer) -> Game:
+    """The game after the brain's answer: it holds Black's stones when it
+    swaps, places the opening or puts two (a TURN then is White's move), and
+    White's when it plays White's move."""
+    black = answer.swap or len(answer.stones) != 1
+    after = Game(game.cols, game.rows, game.rule)
+    for index, cell in enumerate([*stones, *answer.stones]):
+        after.stones.append((cell, (index % 2 == 0) == black))
+    return after
 
 
 def _integer(text: str) -> int | None:

@@ -11,7 +11,9 @@ Piskvork's bits.
 
 What is asked for but not played (STAND_IN) is played as the closest rule the
 engine has, and said once in a ``MESSAGE`` line. Renju is switched on, when the
-engine has it, by an entry in PLAYED.
+engine has it, by an entry in PLAYED. The swap openings of 5 and 6 are played:
+the game after them as freestyle, and the opening itself, ``SWAP2BOARD``, as
+``opening.py`` chooses (swap1 under 5, swap2 under 6), so they say nothing.
 """
 
 from __future__ import annotations
@@ -76,6 +78,10 @@ class Reading:
     plays: Rule
     notice: str | None
 
+    @property
+    def opening(self) -> Opening:
+        return Opening.FREE if self.asked is None else self.asked.opening
+
 
 def read_rule(value: int) -> Reading:
     asked = RULE_VALUES.get(value)
@@ -90,11 +96,6 @@ def read_rule(value: int) -> Reading:
     notes = []
     if played is not asked.variant:
         notes.append(f"{asked.variant} is not supported yet: playing {played}, the closest rule")
-    if asked.opening is not Opening.FREE:
-        notes.append(
-            f"{played} with {asked.opening} openings: this brain plays the game "
-            f"but does not choose {asked.opening} openings"
-        )
     if asked.continuous:
         notes.append(
             "a continuous game is played position by position: a BOARD's dead stones "

@@ -99,6 +99,13 @@ class BrainProcess:
         self.send(*lines)
         return self.answer(timeout)
 
+    def swap2_board(
+        self, stones: Sequence[tuple[int, int]], timeout: float = ANSWER_TIMEOUT
+    ) -> str:
+        """SWAP2BOARD with ``stones`` in play order (from Black), as
+        GomocupJudge sends them, one ``x,y`` a line; the answer unrefereed."""
+        return self.ask("SWAP2BOARD", *(f"{x},{y}" for x, y in stones), "DONE", timeout=timeout)
+
     def info(self, *lines: str, timeout: float = ANSWER_TIMEOUT) -> None:
         """Send INFO lines, then ABOUT: the first line that is not talk must be
         ABOUT's answer, since a brain answers its commands in order and INFO
@@ -142,6 +149,44 @@ def brain(
 def parse_move(answer: str) -> tuple[int, int]:
     x, y = answer.split(",")
     return int(x), int(y)
+
+
+# SWAP2BOARD: the stones a brain may answer with at each stage (0 is SWAP),
+# by the stones on the board. Swap2 as Rapfi answers it (command/gomocup.cpp:
+# three stones on an empty board; SWAP, a move or two stones after three;
+# SWAP or a move after five). Swap1: Rapfi's choice after one stone
+# (search/opening.cpp) and the three-stone swap's after three.
+SWAP2_ANSWERS = {0: (3,), 3: (0, 1, 2), 5: (0, 1)}
+SWAP1_ANSWERS = {0: (3,), 1: (0, 1), 3: (0, 1)}
+
+
+class IllegalAnswerError(AssertionError):
+    """An answer a referee refuses: the wrong number of stones for the stage,
+    a stone off the board or on a taken cell, or not the protocol's form."""
+
+
+def parse_swap_answer(
+    answer: str, stones: Sequence[tuple[int, int]], size: int, swap2: bool = True
+) -> tuple[tuple[int, int], ...] | None:
+    """A SWAP2BOARD answer refereed: None for ``SWAP``, else the stones it
+    places in play order (``x,y x,y ...`` on one line, as Rapfi writes them)."""
+    allowed = (SWAP2_ANSWERS if swap2 else SWAP1_ANSWERS)[len(stones)]
+    if answer == "SWAP":
+        if 0 not in allowed:
+            raise IllegalAnswerError(f"SWAP with {len(stones)} stones on the board")
+        return None
+    try:
+        placed = tuple(parse_move(part) for part in answer.split(" "))
+    except ValueError:
+        raise IllegalAnswerError(f"not SWAP nor stones: {answer!r}") from None
+    if len(placed) not in allowed:
+        raise IllegalAnswerError(f"{len(placed)} stones with {len(stones)} on the board")
+    taken = set(stones)
+    for x, y in placed:
+        if not (0 <= x < size and 0 <= y < size) or (x, y) in taken:
+            raise IllegalAnswerError(f"{x},{y} is off the board or taken: {answer!r}")
+        taken.add((x, y))
+    return placed
 
 
 @dataclass(frozen=True)
@@ -241,3 +286,56 @@ def play(
             if board.is_full():
                 return game
             turn = 1 - turn
+
+
+@dataclass
+class Swap2:
+    """A swap2 opening between two brains: the stones in play order (from
+    Black), which entrant took Black, and the answers in the order given."""
+
+    stones: list[tuple[int, int]]
+    black: int
+    answers: list[str]
+
+
+def negotiate_swap2(
+    size: int,
+    turn_ms: int,
+    entrants: tuple[Entrant, Entrant] = (Entrant(), Entrant()),
+    answer_timeout: float = ANSWER_TIMEOUT,
+) -> Swap2:
+    """Entrant 0 places three stones; entrant 1 answers SWAP (it takes Black),
+    a move (it takes White and plays) or two stones, after which entrant 0
+    answers SWAP (it takes Black) or a move (White). Every answer refereed:
+    an illegal one raises IllegalAnswerError."""
+    with ExitStack() as stack:
+        players = [stack.enter_context(brain(e.command, e.env, e.cwd, e.quiet)) for e in entrants]
+        for player in players:
+            assert player.ask(f"START {size}") == "OK"
+            player.info("INFO rule 6", f"INFO timeout_turn {turn_ms}", "INFO timeout_match 0")
+        stones: list[tuple[int, int]] = []
+        answers: list[str] = []
+
+        def ask(entrant: int) -> tuple[tuple[int, int], ...] | None:
+            answers.append(players[entrant].swap2_board(stones, timeout=answer_timeout))
+            placed = parse_swap_answer(answers[-1], stones, size)
+            stones.extend(placed or ())
+            return placed
+
+        ask(0)
+        placed = ask(1)
+        if placed is None or len(placed) == 1:
+            return Swap2(stones, 1 if placed is None else 0, answers)
+        return Swap2(stones, 0 if ask(0) is None else 1, answers)
+
+
+def play_swap2(
+    size: int, turn_ms: int, entrants: tuple[Entrant, Entrant] = (Entrant(), Entrant())
+) -> tuple[Swap2, Game]:
+    """A swap2 opening, then the game from it (freestyle), the side to move
+    given the position by BOARD; the game's entrant 0 is the one to move."""
+    opening = negotiate_swap2(size, turn_ms, entrants)
+    black_to_move = len(opening.stones) % 2 == 0
+    mover = opening.black if black_to_move else 1 - opening.black
+    order = (entrants[mover], entrants[1 - mover])
+    return opening, play(size, Rule.FREESTYLE, turn_ms, order, opening=opening.stones)

@@ -43,7 +43,7 @@ def test_about_names_the_brain() -> None:
         (["START 15", "INFO rule 4"], ["OK"]),  # INFO has no answer (test_info.py)
         (["START 15", "INFO timeout_turn soon"], ["OK"]),
         (["START 15", "INFO evaluate 7,7", "INFO folder /tmp", "RESTART"], ["OK", "OK"]),
-        (["SWAP2BOARD"], ["UNKNOWN SWAP2BOARD is not a command of this brain"]),
+        (["START 15", "SWAP2BOARD", "7,7", "7,7", "DONE"], ["OK", "ERROR 7,7 is already taken"]),
         (["", "   ", "ABOUT"], None),
     ],
 )
@@ -245,7 +245,9 @@ def test_a_game_from_an_opening_sets_the_board_for_each_brain() -> None:
 def test_the_documented_session_is_what_the_brain_answers() -> None:
     manual = (Path(__file__).resolve().parents[2] / "docs" / "brain.md").read_text()
     section = manual[manual.index("## A session") :]
-    session = section[section.index("```text\n") + 8 : section.index("\n```", 8)]
+    start = section.index("```text\n") + len("```text\n")
+    session = section[start : section.index("\n```", start)]
     sent = [line[2:] for line in session.splitlines() if line.startswith("> ")]
     expected = [line[2:] for line in session.splitlines() if line.startswith("< ")]
+    assert sent and expected
     assert run(*sent) == expected

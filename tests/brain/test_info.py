@@ -113,8 +113,8 @@ def test_a_notice_waits_for_the_next_command_and_is_talk() -> None:
         (2, Rule.EXACT, "renju"),  # Yixin-Board's and Rapfi's renju
         (3, Rule.EXACT, "continuous"),  # Piskvork: exactly five, continuous game
         (4, Rule.EXACT, "renju"),  # Piskvork's renju bit
-        (5, Rule.FREESTYLE, "swap1"),  # Rapfi: freestyle with swap1
-        (6, Rule.FREESTYLE, "swap2"),  # Rapfi: freestyle with swap2
+        (5, Rule.FREESTYLE, None),  # Rapfi: freestyle with swap1 (test_swap.py)
+        (6, Rule.FREESTYLE, None),  # Rapfi: freestyle with swap2
         (7, Rule.EXACT, "renju"),  # Piskvork's bits from here: 1 + 2 + 4
         (8, Rule.FREESTYLE, "caro"),
         (9, Rule.FREESTYLE, "caro"),
