@@ -441,7 +441,10 @@ def report(
     figures["rounds"] = args.rounds
     figures["elapsed_s"] = round(elapsed, 1)
     print(f"(wrk: 1 thread, {args.connections} connections, {args.seconds:g} s per run; ", end="")
-    print(f"floor, POST /v1/move with and without limits: median of {args.rounds} alternating rounds; {elapsed:.0f} s)")
+    print(
+        f"floor, POST /v1/move with and without limits: median of {args.rounds} "
+        f"alternating rounds; {elapsed:.0f} s)"
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load.json").write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures, sort_keys=True))
