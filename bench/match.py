@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import tempfile
@@ -46,11 +45,11 @@ from pathlib import Path
 
 import sprt
 from local_server import REPO
-from strength import previous_brain
+from strength import openings, previous_brain
 
 sys.path.insert(0, str(REPO))  # the tests' Gomocup manager referees
 
-from service.engine import Board, Engine, Rule
+from service.engine import Rule
 from tests.brain.manager import BRAIN, Entrant, Game, play
 
 OPENINGS = REPO / "bench" / "openings"
@@ -119,23 +118,10 @@ def placed(opening: Opening, size: int) -> list[tuple[int, int]]:
 def make_openings(count: int, seed: int, balance: float, nodes: int) -> list[Opening]:
     """``count`` openings of two to five stones within three of the centre that
     this engine (a search of ``nodes`` from a new table) scores within
-    ``balance`` of even on 15x15 freestyle."""
-    rng = random.Random(seed)
-    found: list[Opening] = []
-    while len(found) < count:
-        stones: list[tuple[int, int]] = []
-        for _ in range(rng.randint(2, 5)):
-            while (stone := (rng.randint(-3, 3), rng.randint(-3, 3))) in stones:
-                pass
-            stones.append(stone)
-        opening = tuple(stones)
-        board = Board.from_moves([y * 15 + x for x, y in placed(opening, 15)], rows=15)
-        if opening in found or board.is_game_over():
-            continue
-        analysis = Engine(node_budget=nodes, table_bytes=16 << 20).analyze(board)
-        if analysis.outcome is None and abs(analysis.best_score) <= balance:
-            found.append(opening)
-    return found
+    ``balance`` of even on 15x15 freestyle: ``strength.openings``, as offsets
+    from the centre."""
+    chosen = openings(count, 15, Rule.FREESTYLE, seed, balance, nodes)
+    return [tuple((x - 7, y - 7) for x, y in stones) for stones in chosen]
 
 
 # -- the match -----------------------------------------------------------------------

@@ -101,12 +101,17 @@ def previous_brain(revision: str, scratch: Path) -> Entrant:
 
 
 def openings(
-    count: int, size: int, rule: Rule, seed: int, balance: float = BALANCE
+    count: int,
+    size: int,
+    rule: Rule,
+    seed: int,
+    balance: float = BALANCE,
+    nodes: int = BALANCE_NODES,
 ) -> list[list[tuple[int, int]]]:
     """Balanced openings: two to five stones within three cells of the centre,
     alternating from X, that this engine scores within ``balance`` of even for
-    the side to move (a search of BALANCE_NODES nodes, from a fresh table, so
-    the list depends only on the seed)."""
+    the side to move (a search of ``nodes`` nodes, from a fresh table, so the
+    list depends only on the seed)."""
     rng = random.Random(seed)
     centre = size // 2
     found: list[list[tuple[int, int]]] = []
@@ -119,7 +124,7 @@ def openings(
         board = Board.from_moves([y * size + x for x, y in stones], rows=size, rule=rule)
         if stones in found or board.is_game_over():
             continue
-        analysis = Engine(node_budget=BALANCE_NODES, table_bytes=16 << 20).analyze(board)
+        analysis = Engine(node_budget=nodes, table_bytes=16 << 20).analyze(board)
         if analysis.outcome is None and abs(analysis.best_score) <= balance:
             found.append(stones)
     return found
