@@ -41,7 +41,6 @@ import argparse
 import asyncio
 import json
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,12 +51,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from local_server import REPO, LocalServer, free_port, require
+from local_server import REPO, LocalServer, require
+
+sys.path.insert(0, str(REPO))  # the tests' redis-server and limit settings
 
 from service.engine import Board
+from tests.redis_server import redis_server
+from tests.server import NO_CLIENT_LIMITS
 
 RESULTS = REPO / "bench" / "results"
-LIMITS_OFF = {"TTT_RATE_LIMIT_RATE": "0", "TTT_CLIENT_SEARCHES": "0"}
 FLOODER = "127.0.0.2"
 LIGHT = "127.0.0.3"
 POLITE = [f"127.0.0.{10 + i}" for i in range(10)]
@@ -221,24 +223,6 @@ def distinct_clients(server: LocalServer, total: int, folder: Path) -> list[tupl
     return rss
 
 
-class RedisServer:
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        binary = shutil.which("redis-server") or require("redis-server")
-        self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""],
-            cwd=folder,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(0.3)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
 async def split_burst(urls: list[str], requests: int) -> int:
     answered = 0
     async with httpx.AsyncClient(timeout=30) as http:
@@ -254,7 +238,7 @@ Checks = dict[str, tuple[float, str, bool]]
 def run_flood(
     folder: Path, args: argparse.Namespace, figures: dict[str, Any], checks: Checks
 ) -> None:
-    for label, settings in (("limits", {}), ("no_limits", LIMITS_OFF)):
+    for label, settings in (("limits", {}), ("no_limits", NO_CLIENT_LIMITS)):
         with LocalServer(settings, folder / f"flood-{label}.log", cpu=None) as server:
             flooder, light = asyncio.run(flood(server.url, random.Random(SEED)))
         figures[f"flood_{label}"] = {"flooder": flooder.figures(), "light": light.figures()}
@@ -298,15 +282,14 @@ def run_clients(
 def run_replicas(
     folder: Path, args: argparse.Namespace, figures: dict[str, Any], checks: Checks
 ) -> None:
-    redis = RedisServer(folder)
-    try:
+    with redis_server(folder) as url:
         shared = {
             "TTT_RATE_LIMIT_RATE": "0.1",
             "TTT_RATE_LIMIT_BURST": "40",
             "TTT_LOG_LEVEL": "warning",
         }
         for label, settings in (
-            ("redis", {**shared, "TTT_RATE_LIMIT_STORE": redis.url}),
+            ("redis", {**shared, "TTT_RATE_LIMIT_STORE": url}),
             ("memory", shared),
         ):
             with (
@@ -316,8 +299,6 @@ def run_replicas(
                 answered = asyncio.run(split_burst([one.url, two.url], 80))
             figures[f"replicas_{label}_answered_of_80"] = answered
             print(f"two replicas, {label}: {answered} of 80 answered (bucket of 40)")
-    finally:
-        redis.stop()
     answered = figures["replicas_redis_answered_of_80"]
     checks["replicas_one_limit"] = (answered, "40-42", 40 <= answered <= 42)
 

@@ -45,7 +45,6 @@ and by function; the raw stacks go to ``bench/results/profile-SCENARIO.txt``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import statistics
@@ -61,7 +60,11 @@ from pathlib import Path
 
 from local_server import REPO, LocalServer, pinned, reachable_3x3, require
 
+sys.path.insert(0, str(REPO))  # the tests' settings without per-client limits
+
+from service.api.limits import hash_key
 from service.engine import Board
+from tests.server import NO_CLIENT_LIMITS
 
 RESULTS = REPO / "bench" / "results"
 SERVER_CPU, LOAD_CPU = 0, 1
@@ -74,7 +77,7 @@ SEARCH_CONNECTIONS = 8
 BENCH_KEY = "bench-load-key"
 # The same server without per-client limits (no middleware at all): the baseline
 # of the limiter's overhead.
-LIMITS_OFF = {"TTT_LOG_LEVEL": "info", "TTT_RATE_LIMIT_RATE": "0", "TTT_CLIENT_SEARCHES": "0"}
+LIMITS_OFF = {"TTT_LOG_LEVEL": "info", **NO_CLIENT_LIMITS}
 UNLIMITED = "post_move_3x3_no_limits"
 
 LUA_TEMPLATE = """\
@@ -322,7 +325,7 @@ def server_settings(folder: Path) -> dict[str, str]:
     wrk's key with a quota it never reaches."""
     keys = folder / "keys.json"
     quota = {"rate": 10**9, "burst": 10**9, "searches": 1000}
-    entry = {"name": "bench", "sha256": hashlib.sha256(BENCH_KEY.encode()).hexdigest(), **quota}
+    entry = {"name": "bench", "sha256": hash_key(BENCH_KEY), **quota}
     keys.write_text(json.dumps({"keys": [entry]}))
     return {"TTT_LOG_LEVEL": "info", "TTT_API_KEYS_FILE": str(keys)}
 
