@@ -308,13 +308,16 @@ def test_a_search_that_leaves_the_queue_frees_its_place() -> None:
 # Over HTTP ----------------------------------------------------------------------
 
 
-def limited_app(**settings: Any) -> TestClient:
-    return TestClient(create_app(Settings(**settings)), raise_server_exceptions=False)
+@contextmanager
+def served(settings: Settings) -> Iterator[TestClient]:
+    """An app of ``settings`` behind a TestClient, its start-up solve done."""
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        ready(client)
+        yield client
 
 
 def test_over_its_rate_a_client_gets_a_429_with_retry_after_and_the_headers() -> None:
-    with limited_app(rate_limit_rate=0.5, rate_limit_burst=10) as client:
-        ready(client)
+    with served(Settings(rate_limit_rate=0.5, rate_limit_burst=10)) as client:
         first = client.post("/v1/analysis", json=BIG_BOARD)
         assert first.status_code == 200
         assert first.headers["ratelimit-policy"].startswith('"default";q=10;w=20')
@@ -336,8 +339,7 @@ def test_over_its_rate_a_client_gets_a_429_with_retry_after_and_the_headers() ->
 
 
 def test_a_batch_pays_for_its_items() -> None:
-    with limited_app(rate_limit_rate=0.001, rate_limit_burst=10, batch_limit=20) as client:
-        ready(client)
+    with served(Settings(rate_limit_rate=0.001, rate_limit_burst=10, batch_limit=20)) as client:
         batch = {"requests": [SMALL_BOARD] * 8}
         answered = client.post("/v1/batch", json=batch)
         assert answered.status_code == 200
@@ -395,8 +397,7 @@ def test_the_access_log_names_the_key_by_its_hash_never_the_key(
 ) -> None:
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps({"keys": [{"name": "bot", "sha256": hash_key("s3cret-key")}]}))
-    with limited_app(api_keys_file=keys) as client, caplog.at_level(logging.INFO):
-        ready(client)
+    with served(Settings(api_keys_file=keys)) as client, caplog.at_level(logging.INFO):
         from service.api.observe import access_log  # noqa: PLC0415
 
         access_log.propagate = True
@@ -418,8 +419,7 @@ def test_the_access_log_names_the_key_by_its_hash_never_the_key(
 def test_a_key_refused_at_the_door_is_a_problem_and_nothing_else_runs(tmp_path: Path) -> None:
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps({"keys": [{"name": "bot", "sha256": hash_key("s3cret-key")}]}))
-    with limited_app(api_keys_file=keys, require_api_key=True) as client:
-        ready(client)
+    with served(Settings(api_keys_file=keys, require_api_key=True)) as client:
         missing = client.post("/v1/move", json=SMALL_BOARD)
         assert missing.status_code == 401
         assert missing.json()["type"] == "/problems/api-key-required"
@@ -470,7 +470,7 @@ def test_a_keys_file_without_hashes_stops_the_start(tmp_path: Path) -> None:
 def test_two_replicas_with_one_redis_enforce_one_limit(tmp_path: Path) -> None:
     with redis_server(tmp_path) as url:
         settings = Settings(rate_limit_store=url, rate_limit_rate=0.01, rate_limit_burst=30)
-        with limited_app_from(settings) as one, limited_app_from(settings) as two:
+        with served(settings) as one, served(settings) as two:
             statuses = [
                 (one if i % 2 else two).post("/v1/move", json=SMALL_BOARD).status_code
                 for i in range(40)
@@ -481,20 +481,13 @@ def test_two_replicas_with_one_redis_enforce_one_limit(tmp_path: Path) -> None:
         # Each replica alone would have let 30 through: 60 in all.
 
 
-@contextmanager
-def limited_app_from(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        ready(client)
-        yield client
-
-
 def test_without_redis_each_replica_limits_alone_and_says_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     with redis_server(tmp_path) as url:
         pass  # started and stopped: nothing listens on its port now
     settings = Settings(rate_limit_store=url, rate_limit_rate=0.01, rate_limit_burst=5)
-    with caplog.at_level(logging.WARNING, "service.api"), limited_app_from(settings) as client:
+    with caplog.at_level(logging.WARNING, "service.api"), served(settings) as client:
         statuses = [client.post("/v1/move", json=SMALL_BOARD).status_code for _ in range(7)]
         assert statuses == [200] * 5 + [429] * 2  # the replica's own buckets
         assert sample(client.get("/metrics").text, "tictactoe_rate_limit_store_up") == 0
