@@ -44,7 +44,7 @@ from pathlib import Path
 
 from local_server import LocalServer
 
-from service.engine import Board, Engine, Rule, StopReason, _core, geometry, suggest
+from service.engine import GENERAL_RULES, Board, Engine, Rule, StopReason, _core, geometry, suggest
 
 TARGET_P99 = 1.0
 TARGET_CORES = 1.8
@@ -143,7 +143,7 @@ def time_per_move(count: int, rng: random.Random, logs: Path) -> dict[str, objec
         + dense_positions(count // 4, size, rule, rng)
         + dense_positions(count - count // 2 - count // 4, size, rule, rng, undecided=False)
         for size in (15, 20)
-        for rule in Rule
+        for rule in GENERAL_RULES
     }
     rows: dict[str, object] = {}
     dense: list[float] = []

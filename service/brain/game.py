@@ -76,14 +76,14 @@ class Game:
         mine = sum(1 << cell for cell, own in self.stones if own)
         theirs = sum(1 << cell for cell, own in self.stones if not own)
         shape = self.shape
-        # The rules are the same for both sides, so the brain may be X or O;
-        # the engine only needs whose turn it is.
+        # The side with fewer stones moves: X (under renju, Black) when the
+        # counts are equal.
         brain_is_x = mine.bit_count() <= theirs.bit_count()
         for cell in self.dead:
             bit = 1 << cell
-            if not shape.has_line(theirs | bit):
+            if not shape.has_line(theirs | bit, x=not brain_is_x):
                 theirs |= bit
-            elif not shape.has_line(mine | bit):
+            elif not shape.has_line(mine | bit, x=brain_is_x):
                 mine |= bit
             else:
                 x, y = cell % self.cols, cell // self.cols

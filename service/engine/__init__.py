@@ -37,13 +37,14 @@ from service.engine.errors import (
     SideToMoveError,
     UnreachableWinError,
 )
-from service.engine.geometry import Geometry, Rule, default_k, geometry
+from service.engine.geometry import GENERAL_RULES, Geometry, Rule, default_k, geometry
 from service.engine.score import Outcome, outcome
 from service.engine.search import SearchCancelled, SearchControl, StopReason
 
 __all__ = [
     "DEFAULT_NODE_BUDGET",
     "DEFAULT_TABLE_BYTES",
+    "GENERAL_RULES",
     "Analysis",
     "Board",
     "BoardCharacterError",

@@ -78,7 +78,7 @@ def analyze_big(
     rows: int,
     cols: int,
     k: int,
-    exact: bool,
+    rule: int,
     table: Table,
     x: bytes,
     o: bytes,
@@ -91,13 +91,17 @@ def analyze_big(
     list[tuple[int, float, bool, int, tuple[int, ...], bool]], int, int, int, int, int | None
 ]: ...
 def big_board(
-    rows: int, cols: int, k: int, exact: bool, moves: Sequence[int], /
+    rows: int, cols: int, k: int, rule: int, moves: Sequence[int], /
 ) -> tuple[
     list[int | tuple[tuple[int, int, int, int], tuple[int, int, int, int], int, int]],
     tuple[list[int], ...],
     int,
     tuple[int, int],
 ]: ...
+def renju_first_forbidden(
+    rows: int, cols: int, moves: Sequence[int], /
+) -> tuple[int, int] | None: ...
+def renju_forbidden(rows: int, cols: int, x: bytes, o: bytes, /) -> list[tuple[int, int]]: ...
 def set_evaluation(
     pattern_worth: Sequence[int],
     kind_bonus: Sequence[int],

@@ -36,8 +36,10 @@ from service.engine.errors import (
     BoardSizeError,
     CoordinateError,
     DoubleWinError,
+    ForbiddenMoveError,
     GameOverError,
     IllegalMoveError,
+    IllegalPositionError,
     MarkCountError,
     RuleError,
     SideToMoveError,
@@ -48,10 +50,12 @@ from service.engine.geometry import (
     Geometry,
     Rule,
     cells_of,
+    check_rule,
     check_shape,
     default_k,
     geometry,
 )
+from service.engine.renju import first_forbidden, forbidden_cells
 
 EMPTY_CHARACTERS = frozenset(".-_ ")
 ROW_SEPARATOR = "/"
@@ -106,7 +110,9 @@ class Board:
         first: Player = Player.X,
         rule: Rule | str = Rule.FREESTYLE,
     ) -> Board:
-        return cls(geometry(rows, cols, k, _parse_rule(rule)), 0, 0, first)
+        shape = geometry(rows, cols, k, _parse_rule(rule))
+        _check_first(shape, first)
+        return cls(shape, 0, 0, first)
 
     @classmethod
     def parse(
@@ -124,7 +130,8 @@ class Board:
         ``rows``/``cols`` are needed only for non-square boards written without
         ``/``; ``k`` defaults to ``min(rows, cols, 5)``; ``player`` (the side to
         move) matters only when the counts are equal, where ``"O"`` says that O
-        started; ``rule`` is ``freestyle`` (k or more in a row win) or ``exact``.
+        started; ``rule`` is ``freestyle`` (k or more in a row win), ``exact`` or
+        ``renju`` (see ``geometry.py``).
         Raises a :class:`~service.engine.errors.BoardError`.
         """
         if len(text) > MAX_TEXT_LENGTH:
@@ -136,9 +143,9 @@ class Board:
         game_rule = _parse_rule(rule)
         found_rows, found_cols, cells = _read_cells(text, rows, cols)
         shape_k = default_k(found_rows, found_cols) if k is None else k
-        check_shape(
-            found_rows, found_cols, shape_k, sides_given=rows is not None or cols is not None
-        )
+        sides_given = rows is not None or cols is not None
+        check_shape(found_rows, found_cols, shape_k, sides_given=sides_given)
+        check_rule(found_rows, found_cols, shape_k, game_rule, sides_given=sides_given)
         shape = geometry(found_rows, found_cols, shape_k, game_rule)
         x = o = 0
         for index, mark in enumerate(cells):
@@ -147,6 +154,8 @@ class Board:
             elif mark == "O":
                 o |= 1 << index
         board = cls(shape, x, o, _side_to_move(x.bit_count(), o.bit_count(), side))
+        x_started = x.bit_count() - o.bit_count() == (board.side_to_move is Player.O)
+        _check_first(shape, Player.X if x_started else Player.O)
         board._check_reachable()
         return board
 
@@ -169,7 +178,7 @@ class Board:
         (the side to move after the list) says that O started. Raises a
         :class:`~service.engine.errors.BoardError` naming the first move at
         fault (``field`` is ``moves/<index>``): one that names no cell, takes an
-        occupied cell, or comes after the game ended.
+        occupied cell, comes after the game ended, or under renju is forbidden.
         """
         side = _parse_player(player)
         game_rule = _parse_rule(rule)
@@ -187,6 +196,8 @@ class Board:
         first = Player.X
         if side is not None:
             first = side if len(moves) % 2 == 0 else side.other
+        _check_first(shape, first)
+        cells: list[int] = []
         marks = {Player.X: 0, Player.O: 0}
         mover = first
         over = ""
@@ -209,11 +220,23 @@ class Board:
                     field=field,
                 )
             marks[mover] |= bit
-            if shape.has_line_through(marks[mover], cell):
+            cells.append(cell)
+            if shape.has_line_through(marks[mover], cell, x=mover is Player.X):
                 over = f"{mover.value} won with move {index + 1}"
             elif (marks[Player.X] | marks[Player.O]) == shape.full:
                 over = f"move {index + 1} filled the board"
             mover = mover.other
+        found = first_forbidden(shape, cells)
+        if found is not None:
+            index, kind = found
+            cell = cells[index]
+            raise ForbiddenMoveError(
+                f"move {index + 1} ({shape.coordinate(cell)}, cell {cell}) is forbidden to X "
+                f"(Black) under renju: {kind.value.replace('-', ' ')}",
+                cell=cell,
+                kind=kind.value,
+                field=f"moves/{index}",
+            )
         return cls(shape, marks[Player.X], marks[Player.O], mover)
 
     # -- text ---------------------------------------------------------------
@@ -293,15 +316,22 @@ class Board:
 
     def lines_of(self, player: Player) -> tuple[tuple[int, ...], ...]:
         """Every k-cell window that ``player`` has won on under the rule, as cell indices."""
-        return self.shape.winning_lines(self.marks_of(player))
+        return self.shape.winning_lines(self.marks_of(player), x=player is Player.X)
 
     @property
     def winner(self) -> Player | None:
-        if self.shape.has_line(self.x):
+        if self.shape.has_line(self.x, x=True):
             return Player.X
-        if self.shape.has_line(self.o):
+        if self.shape.has_line(self.o, x=False):
             return Player.O
         return None
+
+    def forbidden(self) -> dict[int, str]:
+        """Under renju with X to move, X's forbidden empty cells and why
+        (``overline``, ``double-four``, ``double-three``); else empty."""
+        if self.side_to_move is not Player.X:
+            return {}
+        return {cell: kind.value for cell, kind in forbidden_cells(self)}
 
     @property
     def winning_lines(self) -> tuple[tuple[int, ...], ...]:
@@ -349,6 +379,14 @@ class Board:
             raise IllegalMoveError(f"cell {cell} is already taken", cell=cell)
         if self.is_game_over():
             raise IllegalMoveError(f"cell {cell} cannot be played: the game is over", cell=cell)
+        kind = self.forbidden().get(cell) if self.shape.rule is Rule.RENJU else None
+        if kind is not None:
+            raise ForbiddenMoveError(
+                f"{self.shape.coordinate(cell)} (cell {cell}) is forbidden to X (Black) under "
+                f"renju: {kind.replace('-', ' ')}",
+                cell=cell,
+                kind=kind,
+            )
         bit = 1 << cell
         if self.side_to_move is Player.X:
             return Board(self.shape, self.x | bit, self.o, Player.O)
@@ -357,6 +395,13 @@ class Board:
     def _check_reachable(self) -> None:
         """Refuse won positions that no legal game reaches (counts were checked at parse)."""
         x_lines, o_lines = self.lines_of(Player.X), self.lines_of(Player.O)
+        if self.shape.rule is Rule.RENJU and not x_lines:
+            overlines = self.shape.overlines(self.x)
+            if overlines:
+                raise IllegalPositionError(
+                    f"X has six or more in a row on {_describe_lines(overlines)}: renju forbids "
+                    "X (Black) an overline, so no game reaches this position"
+                )
         if x_lines and o_lines:
             raise DoubleWinError(
                 f"both players have a line (X on {_describe_lines(x_lines)}, O on "
@@ -479,6 +524,15 @@ def _read_cells(text: str, rows: int | None, cols: int | None) -> tuple[int, int
             f"are given; got {count} cells"
         )
     return side, side, cells
+
+
+def _check_first(shape: Geometry, first: Player) -> None:
+    """Under renju X is Black and moves first: refuse a game that O started."""
+    if shape.rule is Rule.RENJU and first is not Player.X:
+        raise SideToMoveError(
+            "under renju X (Black) moves first: a game O started is not renju "
+            "(with equal counts it is X's turn)"
+        )
 
 
 def _side_to_move(x_count: int, o_count: int, stated: Player | None) -> Player:

@@ -102,3 +102,12 @@ class IllegalMoveError(IllegalPositionError):
     def __init__(self, message: str, *, cell: int, field: str | None = None) -> None:
         super().__init__(message, field=field)
         self.cell = cell
+
+
+class ForbiddenMoveError(IllegalMoveError):
+    """A move of X that renju forbids (``kind``: overline, double-four or
+    double-three)."""
+
+    def __init__(self, message: str, *, cell: int, kind: str, field: str | None = None) -> None:
+        super().__init__(message, cell=cell, field=field)
+        self.kind = kind

@@ -15,10 +15,13 @@ from 1 at the *bottom*: on 15x15, ``h8`` is the centre, cell 112.
 
 The rule, stated once (:class:`Rule`): under ``freestyle`` k or more marks in a
 row win; under ``exact`` exactly k do, and a row of k + 1 or more wins for
-neither side. A line (a window of k cells) is won by a side that fills it
-while, under ``exact``, holding neither of the two cells that flank it on its
-row, column or diagonal: those would extend the row past k. Where no row of
-k + 1 fits on the board (k at least the longer side), the rules are one game.
+neither side; under ``renju`` (k = 5, boards 9x9 and up, X first) X wins with
+exactly five and O with five or more, and some moves of X are forbidden
+(``renju.py`` says which). A line (a window of k cells) is won by a side that
+fills it while, where the side's longer rows do not win, holding neither of
+the two cells that flank it on its row, column or diagonal: those would
+extend the row past k. Where no row of k + 1 fits on the board (k at least
+the longer side), freestyle and exact are one game.
 
 Symmetry handling, stated once: a square board has the 8 symmetries of the
 square (4 rotations, each optionally mirrored); a non-square rectangle has 4
@@ -59,10 +62,19 @@ _COORDINATE = re.compile(r"([a-z])([0-9]{1,2})")
 
 class Rule(StrEnum):
     """What wins: ``freestyle``, k or more in a row; ``exact``, exactly k (Gomocup's
-    "standard" gomoku: a longer row wins for neither side)."""
+    "standard" gomoku: a longer row wins for neither side); ``renju``, the
+    world championships' rule: exactly five for X (Black, first), five or more
+    for O, and X's overlines, double fours and double threes forbidden."""
 
     FREESTYLE = "freestyle"
     EXACT = "exact"
+    RENJU = "renju"
+
+
+RENJU_K = 5
+RENJU_MIN_SIDE = 9  # renju is a game of the big boards: 15x15 in tournaments
+# The rules every shape is played under (renju only under its own limits).
+GENERAL_RULES = (Rule.FREESTYLE, Rule.EXACT)
 
 
 def default_k(rows: int, cols: int) -> int:
@@ -95,6 +107,22 @@ def check_shape(rows: int, cols: int, k: int, *, sides_given: bool = True) -> No
         )
 
 
+def check_rule(rows: int, cols: int, k: int, rule: Rule, *, sides_given: bool = True) -> None:
+    """Raise :class:`BoardSizeError` unless ``rule`` is played on the shape: renju
+    only with k = 5, on boards of 9 to 20 cells a side."""
+    if rule is not Rule.RENJU:
+        return
+    if k != RENJU_K:
+        raise BoardSizeError(f"renju is played with k = {RENJU_K}, got k = {k}", field="k")
+    for name, side in (("rows", rows), ("cols", cols)):
+        if side < RENJU_MIN_SIDE:
+            raise BoardSizeError(
+                f"renju is played on boards of {RENJU_MIN_SIDE} to {MAX_SIDE} cells a side, "
+                f"got {name} = {side}",
+                field=name if sides_given else "board",
+            )
+
+
 @dataclass(frozen=True, eq=False)
 class Geometry:
     """An ``rows`` x ``cols`` board on which ``k`` marks in a row win under ``rule``."""
@@ -112,6 +140,7 @@ class Geometry:
 
     def __post_init__(self) -> None:
         check_shape(self.rows, self.cols, self.k)
+        check_rule(self.rows, self.cols, self.k, self.rule)
         cells = self.rows * self.cols
         windows = self._windows()
         line_cells = tuple(window for window, _ in windows)
@@ -150,35 +179,55 @@ class Geometry:
 
     @property
     def overlines_matter(self) -> bool:
-        """Whether the rule changes the game here: ``exact``, and a row of k + 1 fits."""
+        """Whether the rule changes the game here for both sides alike: ``exact``,
+        and a row of k + 1 fits."""
         return self.rule is Rule.EXACT and max(self.rows, self.cols) > self.k
 
-    def wins_line(self, marks: int, index: int) -> bool:
-        """Whether ``marks`` win on line ``index`` under the rule."""
+    def exact_for(self, x: bool) -> bool:
+        """Whether X's marks (``x``) or O's win only with exactly k in a row here."""
+        return self.overlines_matter or (self.rule is Rule.RENJU and x)
+
+    def core_rule(self) -> int:
+        """The compiled core's rule number (core/big/board.h): 0 freestyle, 1 exact
+        where it changes the game, 2 renju."""
+        return 2 if self.rule is Rule.RENJU else int(self.overlines_matter)
+
+    def wins_line(self, marks: int, index: int, *, x: bool) -> bool:
+        """Whether ``marks``, X's (``x``) or O's, win on line ``index`` under the rule."""
         mask = self.lines[index]
         if marks & mask != mask:
             return False
-        return not (self.overlines_matter and marks & self.flanks[index])
+        return not (self.exact_for(x) and marks & self.flanks[index])
 
-    def has_line(self, marks: int) -> bool:
-        """Whether ``marks`` win anywhere. A plain loop over the masks, building
-        nothing: it is asked several times per request."""
-        if self.overlines_matter:
-            return any(self.wins_line(marks, i) for i in range(len(self.lines)))
+    def has_line(self, marks: int, *, x: bool) -> bool:
+        """Whether ``marks``, X's or O's, win anywhere. A plain loop over the
+        masks, building nothing: it is asked several times per request."""
+        if self.exact_for(x):
+            return any(self.wins_line(marks, i, x=x) for i in range(len(self.lines)))
         for mask in self.lines:  # noqa: SIM110
             if marks & mask == mask:
                 return True
         return False
 
-    def has_line_through(self, marks: int, cell: int) -> bool:
-        """Whether ``marks`` win on a line through ``cell`` (after a move there)."""
-        return any(self.wins_line(marks, i) for i in self.lines_through[cell])
+    def has_line_through(self, marks: int, cell: int, *, x: bool) -> bool:
+        """Whether ``marks``, X's or O's, win on a line through ``cell`` (after a move there)."""
+        return any(self.wins_line(marks, i, x=x) for i in self.lines_through[cell])
 
-    def winning_lines(self, marks: int) -> tuple[tuple[int, ...], ...]:
-        """Every line ``marks`` win on, as cell indices."""
-        if not self.has_line(marks):
+    def winning_lines(self, marks: int, *, x: bool) -> tuple[tuple[int, ...], ...]:
+        """Every line ``marks``, X's or O's, win on, as cell indices."""
+        if not self.has_line(marks, x=x):
             return ()
-        return tuple(self.line_cells[i] for i in range(len(self.lines)) if self.wins_line(marks, i))
+        return tuple(
+            self.line_cells[i] for i in range(len(self.lines)) if self.wins_line(marks, i, x=x)
+        )
+
+    def overlines(self, marks: int) -> tuple[tuple[int, ...], ...]:
+        """The k-cell windows of ``marks`` that lie in a row of k + 1 or more."""
+        return tuple(
+            self.line_cells[i]
+            for i, mask in enumerate(self.lines)
+            if marks & mask == mask and marks & self.flanks[i]
+        )
 
     # -- cells ----------------------------------------------------------------
 

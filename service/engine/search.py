@@ -236,7 +236,7 @@ def run_big(
         shape.rows,
         shape.cols,
         shape.k,
-        shape.overlines_matter,
+        shape.core_rule(),
         table,
         x.to_bytes(size, "little"),
         o.to_bytes(size, "little"),

@@ -28,7 +28,8 @@ def cells(marks: int) -> list[int]:
 
 
 def half_width(k: int, exact: bool) -> int:
-    """How far the pattern window reaches to each side of its centre."""
+    """How far the pattern window reaches to each side of its centre (the exact
+    rule's, or X's under renju)."""
     return k if exact else k - 1
 
 
@@ -37,7 +38,8 @@ def window(board: Board, cell: int, direction: int, side: Player) -> tuple[str, 
     what blocks it (the other side's stones and the edge), and empty cells. The
     centre counts as the side's (the stone it considers placing)."""
     shape = board.shape
-    half = half_width(shape.k, shape.overlines_matter)
+    # Both sides read the same window; under renju, X's exact rule's.
+    half = half_width(shape.k, shape.exact_for(True))
     dr, dc = DIRECTIONS[direction]
     row, col = divmod(cell, shape.cols)
     mine, theirs = board.marks_of(side), board.marks_of(side.other)
@@ -121,7 +123,7 @@ def five_points(board: Board, side: Player) -> set[int]:
     return {
         cell
         for cell in board.empty_cells()
-        if board.shape.has_line_through(marks | 1 << cell, cell)
+        if board.shape.has_line_through(marks | 1 << cell, cell, x=side is Player.X)
     }
 
 
@@ -196,7 +198,9 @@ def four_moves(board: Board, side: Player) -> set[int]:
                 and (mine & shape.lines[line]).bit_count() == (shape.k - 1)
             ):
                 point = empty.bit_length() - 1
-                if shape.has_line_through(after.marks_of(side) | 1 << point, point):
+                if shape.has_line_through(
+                    after.marks_of(side) | 1 << point, point, x=side is Player.X
+                ):
                     found.add(cell)
                     break
     return found

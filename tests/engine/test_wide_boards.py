@@ -14,7 +14,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from service.engine import Board, Engine, Outcome, Player, Rule, _core, geometry
+from service.engine import GENERAL_RULES, Board, Engine, Outcome, Player, Rule, _core, geometry
 from service.engine.search import core_shape, is_small
 from tests.engine.oracle import move_scores
 from tests.engine.test_differential import actual_fields, expected_fields
@@ -40,7 +40,7 @@ def quiet_play(board: Board, order: list[int], marks: int) -> Board:
 def late_positions(draw: st.DrawFn, max_empties: int) -> Board:
     rows, cols = draw(st.sampled_from(WIDE_SHAPES))
     k = draw(st.integers(4, 6))
-    rule = draw(st.sampled_from(Rule))
+    rule = draw(st.sampled_from(GENERAL_RULES))
     board = Board(geometry(rows, cols, k, rule), 0, 0, draw(st.sampled_from(Player)))
     cells = rows * cols
     order = draw(st.permutations(range(cells)))

@@ -321,6 +321,10 @@ core_can_win(PyObject *Py_UNUSED(module), PyObject *args)
 /* ------------------------------------------------------------------------ */
 /* Big boards                                                                */
 
+#define BIG_SHAPE_RANGE                                                                            \
+    "a big board is 3 to 20 cells a side, k 3 to the longer, rule 0 (freestyle), 1 (exact) or "    \
+    "2 (renju, k = 5)"
+
 /* A big board's stones from Python: one bytes object per side, bit i of the
  * little-endian bytes for cell i, disjoint and on the board. */
 static int
@@ -393,14 +397,14 @@ static PyTypeObject ContextType = {
 static PyObject *
 core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"rows",   "cols",    "k",         "exact", "table", "x", "o",
+    static char *kwlist[] = {"rows",   "cols",    "k",         "rule", "table", "x", "o",
                              "x_to_move", "budget", "control", "max_depth", "context", NULL};
-    int rows, cols, k, exact, x_to_move, max_depth = 0;
+    int rows, cols, k, rule, x_to_move, max_depth = 0;
     Table *table;
     PyObject *xo, *oo, *budget_arg, *control = Py_None, *context_arg = Py_None;
     uint64_t budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiipO&OOpO|OiO", kwlist, &rows, &cols, &k,
-                                     &exact, table_arg, &table, &xo, &oo, &x_to_move, &budget_arg,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiO&OOpO|OiO", kwlist, &rows, &cols, &k,
+                                     &rule, table_arg, &table, &xo, &oo, &x_to_move, &budget_arg,
                                      &control, &max_depth, &context_arg)) {
         return NULL;
     }
@@ -445,8 +449,8 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     big_search_renew(S);
     PyObject *answer = NULL;
     uint8_t stone[BIG_MAX_CELLS];
-    if (big_shape_init(shape, rows, cols, k, exact) < 0) {
-        PyErr_SetString(PyExc_ValueError, "a big board is 3 to 20 cells a side, k 3 to the longer");
+    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
         goto done;
     }
     if (read_stones(shape, xo, oo, stone) < 0) {
@@ -524,9 +528,9 @@ done:
 static PyObject *
 core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
 {
-    int rows, cols, k, exact;
+    int rows, cols, k, rule;
     PyObject *sequence;
-    if (!PyArg_ParseTuple(args, "iiipO", &rows, &cols, &k, &exact, &sequence)) {
+    if (!PyArg_ParseTuple(args, "iiiiO", &rows, &cols, &k, &rule, &sequence)) {
         return NULL;
     }
     BigShape *shape = malloc(sizeof(BigShape));
@@ -537,8 +541,8 @@ core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    if (big_shape_init(shape, rows, cols, k, exact) < 0) {
-        PyErr_SetString(PyExc_ValueError, "a big board is 3 to 20 cells a side, k 3 to the longer");
+    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
         goto done;
     }
     big_board_init(b, shape);
@@ -622,6 +626,102 @@ done:
     return answer;
 }
 
+/* A renju board of rows x cols (k = 5), empty; NULL with an exception set. */
+static BigBoard *
+renju_board(int rows, int cols, BigShape *shape)
+{
+    if (big_shape_init(shape, rows, cols, 5, RULE_RENJU) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        return NULL;
+    }
+    BigBoard *b = malloc(sizeof(BigBoard));
+    if (b == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    big_board_init(b, shape);
+    return b;
+}
+
+/* Renju: the first move of X in a game's moves (X first, then alternately)
+ * that the rule forbids, as (its index, FORBID_*), or None. */
+static PyObject *
+core_renju_first_forbidden(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols;
+    PyObject *sequence;
+    if (!PyArg_ParseTuple(args, "iiO", &rows, &cols, &sequence)) {
+        return NULL;
+    }
+    BigShape shape;
+    BigBoard *b = renju_board(rows, cols, &shape);
+    PyObject *fast = b == NULL ? NULL : copy_items(sequence, "moves");
+    PyObject *answer = NULL;
+    if (fast == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+        long cell = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (cell == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (cell < 0 || cell >= shape.cells || b->stone[cell] || b->count >= shape.cells) {
+            PyErr_SetString(PyExc_ValueError, "a move must take an empty cell of the board");
+            goto done;
+        }
+        int kind = b->side == 0 ? big_forbidden(b, (int)cell) : FORBID_NONE;
+        if (kind != FORBID_NONE) {
+            answer = Py_BuildValue("(ni)", i, kind);
+            goto done;
+        }
+        big_play(b, (int)cell);
+    }
+    answer = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(fast);
+    free(b);
+    return answer;
+}
+
+/* Renju: X's forbidden cells of a position, [(cell, FORBID_*), ...]. */
+static PyObject *
+core_renju_forbidden(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols;
+    PyObject *xo, *oo;
+    if (!PyArg_ParseTuple(args, "iiOO", &rows, &cols, &xo, &oo)) {
+        return NULL;
+    }
+    BigShape shape;
+    uint8_t stone[BIG_MAX_CELLS];
+    BigBoard *b = renju_board(rows, cols, &shape);
+    PyObject *answer = NULL;
+    if (b == NULL || read_stones(&shape, xo, oo, stone) < 0) {
+        goto done;
+    }
+    for (int cell = 0; cell < shape.cells; cell++) {
+        if (stone[cell]) {
+            b->side = stone[cell] - 1;
+            big_play(b, cell);
+        }
+    }
+    answer = PyList_New(0);
+    for (int cell = 0; answer != NULL && cell < shape.cells; cell++) {
+        int kind = big_forbidden(b, cell);
+        if (kind == FORBID_NONE) {
+            continue;
+        }
+        PyObject *item = Py_BuildValue("(ii)", cell, kind);
+        if (item == NULL || PyList_Append(answer, item) < 0) {
+            Py_CLEAR(answer);
+        }
+        Py_XDECREF(item);
+    }
+done:
+    free(b);
+    return answer;
+}
+
 /* A sequence of exactly ``count`` ints, into ``out``. */
 static int
 read_ints(PyObject *obj, int count, int *out, const char *what)
@@ -676,12 +776,19 @@ static PyMethodDef core_methods[] = {
      "move's cells and the other side's, and the tempo; see core/big/board.c). Only before any\n"
      "search: the module calls it once, at import, with service/engine/evaluation.json."},
     {"big_board", (PyCFunction)core_big_board, METH_VARARGS,
-     "big_board(rows, cols, k, exact, moves) -> (cells, sets, evaluation, worth_sums): the\n"
+     "big_board(rows, cols, k, rule, moves) -> (cells, sets, evaluation, worth_sums): the\n"
      "big board after the moves (X first; -1 takes the last move back). cells[c] is the\n"
      "stone (1 X, 2 O) or ((X's four patterns), (O's), X's kind, O's kind); sets are the\n"
      "five, flex4, four and three cells of X and of O, in that order (see big/board.h)."},
+    {"renju_first_forbidden", (PyCFunction)core_renju_first_forbidden, METH_VARARGS,
+     "renju_first_forbidden(rows, cols, moves) -> (index, kind) | None: the first move of X\n"
+     "(moves alternate, X first) that renju forbids, kind 1 overline, 2 double four, 3 double\n"
+     "three (see big/renju.c)."},
+    {"renju_forbidden", (PyCFunction)core_renju_forbidden, METH_VARARGS,
+     "renju_forbidden(rows, cols, x, o) -> [(cell, kind), ...]: X's forbidden empty cells of\n"
+     "the position (bitboards as analyze_big takes them), kinds as renju_first_forbidden's."},
     {"analyze_big", (PyCFunction)(void (*)(void))core_analyze_big, METH_VARARGS | METH_KEYWORDS,
-     "analyze_big(rows, cols, k, exact, table, x, o, x_to_move, budget, control=None,\n"
+     "analyze_big(rows, cols, k, rule, table, x, o, x_to_move, budget, control=None,\n"
      "            max_depth=0, context=None)\n"
      "    -> ([(cell, value, exact, proven, line, no_win), ...], nodes, depth, stop, omitted,\n"
      "        omitted_value)\n\n"

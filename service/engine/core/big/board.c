@@ -138,10 +138,11 @@ fill_zobrist(void)
 }
 
 int
-big_shape_init(BigShape *sh, int rows, int cols, int k, int exact)
+big_shape_init(BigShape *sh, int rows, int cols, int k, int rule)
 {
     if (rows < 3 || rows > BIG_MAX_SIDE || cols < 3 || cols > BIG_MAX_SIDE || k < 3 ||
-        k > (rows > cols ? rows : cols)) {
+        k > (rows > cols ? rows : cols) || rule < RULE_FREESTYLE || rule > RULE_RENJU ||
+        (rule == RULE_RENJU && k != 5)) {
         return -1;
     }
     if (!combinations_ready) {
@@ -154,15 +155,20 @@ big_shape_init(BigShape *sh, int rows, int cols, int k, int exact)
     sh->rows = rows;
     sh->cols = cols;
     sh->k = k;
-    /* Where no row of k + 1 fits, the rules are one game. */
-    sh->exact = exact && (rows > k || cols > k);
+    /* Where no row of k + 1 fits, the rules are one game (renju's forbidden
+     * moves aside). */
+    int fits = rows > k || cols > k;
+    sh->rule = rule == RULE_EXACT && !fits ? RULE_FREESTYLE : rule;
+    sh->exact = rule != RULE_FREESTYLE && fits;
+    sh->renju = rule == RULE_RENJU;
     sh->cells = rows * cols;
-    sh->patterns = patterns_for(k, sh->exact);
-    if (sh->patterns == NULL) {
+    sh->patterns[0] = patterns_for(k, sh->exact, 0);
+    sh->patterns[1] = patterns_for(k, sh->rule == RULE_EXACT, sh->renju);
+    if (sh->patterns[0] == NULL || sh->patterns[1] == NULL) {
         return -1;
     }
-    sh->half = sh->patterns->half;
-    if (sh->patterns->table != NULL) {
+    sh->half = sh->patterns[0]->half; /* both sides' under every rule */
+    if (sh->patterns[0]->table != NULL) {
         /* Offsets -half..-1 are the code's digits 0..half-1, 1..half the rest. */
         for (int offset = -sh->half, power = 1; offset <= sh->half; offset++) {
             if (offset) {
@@ -210,7 +216,7 @@ big_shape_init(BigShape *sh, int rows, int cols, int k, int exact)
         }
         sh->near_count[cell] = (uint8_t)n;
     }
-    sh->salt0 = mix64((uint64_t)(rows << 24 | cols << 16 | k << 8 | sh->exact) ^ 0xb16b0a4dULL);
+    sh->salt0 = mix64((uint64_t)(rows << 24 | cols << 16 | k << 8 | sh->rule) ^ 0xb16b0a4dULL);
     sh->salt1 = mix64(sh->salt0 ^ 0x5a175a17ULL);
     return 0;
 }
@@ -224,7 +230,7 @@ read_pattern(const BigBoard *b, int cell, int d, int s)
     uint64_t window = ((uint64_t)1 << (2 * sh->half + 1)) - 1;
     uint64_t own = (b->line_stones[s][l] >> p) & window;
     uint64_t blocked = ((b->line_stones[!s][l] | sh->wall[l]) >> p) & window;
-    return pattern_lookup(sh->patterns, own, blocked);
+    return pattern_lookup(sh->patterns[s], own, blocked);
 }
 
 static inline int
@@ -306,7 +312,7 @@ repattern(BigBoard *b, int cell, int s, int d, int now)
 static inline int
 pattern_at(const BigBoard *b, int cell, int d, int s)
 {
-    const uint8_t *table = b->sh->patterns->table;
+    const uint8_t *table = b->sh->patterns[s]->table;
     return table != NULL ? table[b->code[cell][d][s]] : read_pattern(b, cell, d, s);
 }
 
@@ -317,7 +323,7 @@ static inline __attribute__((always_inline)) void
 refresh_around(BigBoard *b, int cell, int s)
 {
     const BigShape *sh = b->sh;
-    const uint8_t *table = sh->patterns->table;
+    const uint8_t *table = sh->patterns[0]->table, *table_o = sh->patterns[1]->table;
     int half = sh->half;
     for (int d = 0; d < 4; d++) {
         int l = sh->line_of[cell][d], p = sh->place[cell][d], len = sh->line_len[l];
@@ -343,7 +349,7 @@ refresh_around(BigBoard *b, int cell, int s)
                 code[!s] += 2 * weight;
                 if (!b->stone[n]) {
                     repattern(b, n, 0, d, table[code[0]]);
-                    repattern(b, n, 1, d, table[code[1]]);
+                    repattern(b, n, 1, d, table_o[code[1]]);
                 }
             }
             else if (!b->stone[n]) {
@@ -361,7 +367,7 @@ big_board_init(BigBoard *b, const BigShape *sh)
     b->sh = sh;
     for (int cell = 0; cell < sh->cells; cell++) {
         for (int d = 0; d < 4; d++) {
-            if (sh->patterns->table != NULL) {
+            if (sh->patterns[0]->table != NULL) {
                 /* The edge blocks both sides: past it, every digit is 2. */
                 uint32_t code = 0;
                 for (int offset = -sh->half; offset <= sh->half; offset++) {

@@ -110,12 +110,20 @@ cells_next(const Cells *s, int after)
     }
 }
 
+/* The rules (the core's rule numbers, module.c's too): freestyle, k or more
+ * in a row win; exact, exactly k do; renju (k = 5), X (the first player,
+ * Black) wins with exactly five and may not play a forbidden move (renju.c),
+ * O (White) wins with five or more. */
+enum { RULE_FREESTYLE = 0, RULE_EXACT = 1, RULE_RENJU = 2 };
+
 /* A board's shape: its lines, and where each cell lies on them. */
 typedef struct {
-    int rows, cols, k, exact, cells;
-    int half; /* the pattern window's half width */
+    int rows, cols, k, rule, cells;
+    int exact; /* X's rows of k + 1 or more do not win (exact, renju) */
+    int renju; /* X's forbidden moves are illegal (renju) */
+    int half;  /* the pattern window's half width, both sides' */
     int nlines;
-    const Patterns *patterns;
+    const Patterns *patterns[2]; /* each side's: X's and O's differ under renju */
     uint8_t line_of[BIG_MAX_CELLS][4];
     uint8_t place[BIG_MAX_CELLS][4];
     uint8_t line_len[BIG_MAX_LINES];
@@ -130,10 +138,11 @@ typedef struct {
     uint32_t weight[2 * PATTERN_MAX_HALF + 1];
 } BigShape;
 
-/* Build the shape of rows x cols with k in a row; returns 0, or -1 when the
- * shape is out of range or its patterns cannot be built (no memory). Call
- * with the GIL held: the first use of a (k, rule) builds its patterns. */
-int big_shape_init(BigShape *sh, int rows, int cols, int k, int exact);
+/* Build the shape of rows x cols with k in a row under ``rule`` (RULE_*);
+ * returns 0, or -1 when the shape or the rule is out of range (renju: k = 5)
+ * or its patterns cannot be built (no memory). Call with the GIL held: the
+ * first use of a (k, rule) builds its patterns. */
+int big_shape_init(BigShape *sh, int rows, int cols, int k, int rule);
 
 /* The running sums and the sets of cells (see above), kept as one block. */
 #define BIG_SUMS                                                                                   \
@@ -206,7 +215,7 @@ pattern_if_blocked(const BigBoard *b, int cell, int d, int s, int blocked)
 {
     const BigShape *sh = b->sh;
     int offset = sh->place[blocked][d] - sh->place[cell][d];
-    return sh->patterns->table[b->code[cell][d][s] + 2 * sh->weight[offset + sh->half]];
+    return sh->patterns[s]->table[b->code[cell][d][s] + 2 * sh->weight[offset + sh->half]];
 }
 
 /* The kind and the worth of an empty cell for side ``s``. */
@@ -261,5 +270,64 @@ big_step(const BigShape *sh, int cell, int d, int steps)
     int l = sh->line_of[cell][d], p = sh->place[cell][d] + steps;
     return p >= 0 && p < sh->line_len[l] ? sh->line_cell[l][p] : -1;
 }
+
+/* Renju (renju.c): what forbids X's move on an empty ``cell`` (FORBID_*),
+ * whoever is to move, or FORBID_NONE; always FORBID_NONE under the other
+ * rules. */
+enum { FORBID_NONE = 0, FORBID_OVERLINE = 1, FORBID_DOUBLE_FOUR = 2, FORBID_DOUBLE_THREE = 3 };
+int big_forbidden(const BigBoard *b, int cell);
+
+/* Whether X's move on the empty ``cell`` could be forbidden at all: a cheap
+ * test that passes every forbidden cell (two threes or fours there by X's
+ * patterns, or a row of six), so that big_forbidden() runs on few cells. */
+static inline int
+big_maybe_forbidden(const BigBoard *b, int cell)
+{
+    int kind = combinations[b->combo[cell][0]].kind;
+    if (kind == K_F3F3 || kind == K_B4F3 || kind == K_FLEX4) {
+        return 1;
+    }
+    if (kind == K_FIVE) {
+        return 0; /* exactly five: a win, never forbidden */
+    }
+    const BigShape *sh = b->sh;
+    for (int d = 0; d < 4; d++) {
+        int l = sh->line_of[cell][d], at = sh->half + sh->place[cell][d];
+        uint64_t own = b->line_stones[0][l];
+        int run = 1;
+        for (int i = at + 1; own >> i & 1; i++) {
+            run++;
+        }
+        for (int i = at - 1; i >= 0 && (own >> i & 1); i--) {
+            run++;
+        }
+        if (run > sh->k) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the side to move may play on the empty ``cell``: always, but for X
+ * under renju on a forbidden cell. */
+static inline int
+big_legal(const BigBoard *b, int cell)
+{
+    return !(b->sh->renju && b->side == 0 && big_maybe_forbidden(b, cell) &&
+             big_forbidden(b, cell));
+}
+
+/* The first of ``side``'s flex4 cells it may play now, or -1: under renju,
+ * X's forbidden ones are none (a double four is one of them). */
+int big_legal_flex4(const BigBoard *b, int side);
+
+/* The first of ``side``'s flex4 cells that threatens: one it may play now and
+ * still may after any one stone of the other side, or -1. The other side
+ * must answer it, and every answer that leaves a legal flex4 loses (under
+ * renju, O's stone can make X's forbidden cell legal, or, by making a false
+ * three real, its legal one forbidden: a flex4 with a second three beside
+ * its four is no threat). */
+int big_threat_flex4(const BigBoard *b, int side);
+int big_flex4_threatens(const BigBoard *b, int side, int cell); /* one flex4 cell's test */
 
 #endif

@@ -169,17 +169,18 @@ pattern_of(const Patterns *p, uint64_t own, uint64_t blocked)
     return classify(p, NULL, own | centre, blocked & ~centre);
 }
 
-static Patterns *cache[PATTERN_MAX_HALF + 2][2];
+static Patterns *cache[PATTERN_MAX_HALF + 2][2][2];
 
 const Patterns *
-patterns_for(int k, int exact)
+patterns_for(int k, int exact, int wide)
 {
     if (k < 3 || k > PATTERN_MAX_HALF) {
         return NULL;
     }
     exact = exact != 0;
-    if (cache[k][exact] != NULL) {
-        return cache[k][exact];
+    wide = wide != 0 && !exact;
+    if (cache[k][exact][wide] != NULL) {
+        return cache[k][exact][wide];
     }
     if (!base3_ready) {
         fill_base3();
@@ -190,7 +191,7 @@ patterns_for(int k, int exact)
     }
     p->k = k;
     p->exact = exact;
-    p->half = exact ? k : k - 1;
+    p->half = exact || wide ? k : k - 1;
     if (p->half <= PATTERN_TABLE_HALF) {
         size_t entries = 1;
         for (int i = 0; i < 2 * p->half; i++) {
@@ -219,6 +220,6 @@ patterns_for(int k, int exact)
             classify(p, p->table, own, blocked);
         }
     }
-    cache[k][exact] = p;
+    cache[k][exact][wide] = p;
     return p;
 }

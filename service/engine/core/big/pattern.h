@@ -53,10 +53,11 @@ typedef struct {
     uint8_t *table;
 } Patterns;
 
-/* The shared, read-only patterns of (k, exact), built on first use. Called
- * with the GIL held (the first call for a (k, rule) builds its table). NULL
- * when memory runs out. */
-const Patterns *patterns_for(int k, int exact);
+/* The shared, read-only patterns of (k, exact), built on first use; ``wide``
+ * reads freestyle's patterns over the exact rule's wider window (H = k), for
+ * renju's O beside its X. Called with the GIL held (the first call for a
+ * (k, rule) builds its table). NULL when memory runs out. */
+const Patterns *patterns_for(int k, int exact, int wide);
 
 /* The pattern of a window (centre empty in both masks). */
 int pattern_of(const Patterns *p, uint64_t own, uint64_t blocked);

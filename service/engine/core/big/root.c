@@ -97,6 +97,26 @@ estimate_of(int value)
     return 0.9 * v / (fabs(v) + 400.0);
 }
 
+/* Under renju, whether O's move ``c`` makes a four whose five point X may not
+ * take (and X has none): a win in 3 plies, its line (the four) in ``proof``. */
+static int
+unblockable_four(BigBoard *b, int c, Line *proof)
+{
+    if (!b->sh->renju || b->side != 1 || !cells_has(&b->four[1], c) || cells_any(&b->five[0])) {
+        return 0;
+    }
+    big_play(b, c);
+    int point = cells_first(&b->five[1]);
+    int won = cells_count(&b->five[1]) == 1 && !big_legal(b, point);
+    big_undo(b, c);
+    if (!won) {
+        return 0;
+    }
+    proof->length = 1;
+    proof->cell[0] = (int16_t)c;
+    return 1;
+}
+
 /* The line the table knows from the position after ``first``. */
 static void
 known_line(BigSearch *S, int first, Line *line)
@@ -112,6 +132,9 @@ known_line(BigSearch *S, int first, Line *line)
         int next = cells_first(&b->five[me]);
         if (next < 0) {
             next = cells_first(&b->five[!me]);
+            if (next >= 0 && !big_legal(b, next)) {
+                break; /* renju: X may not block */
+            }
         }
         if (next < 0) {
             next = big_tt_move(S);
@@ -318,9 +341,15 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     if (b->count == 0) {
         cells_add(&all, (sh->rows / 2) * sh->cols + sh->cols / 2);
     }
-    int n = 0;
-    for (int c = cells_next(&all, -1); c >= 0; c = cells_next(&all, c)) {
-        cells[n++] = (int16_t)c;
+    /* Under renju X's forbidden cells are no moves: neither listed nor omitted. */
+    int n = 0, forbidden = 0;
+    for (int c = 0; c < sh->cells; c++) {
+        if (!b->stone[c] && !big_legal(b, c)) {
+            forbidden++;
+        }
+        else if (cells_has(&all, c)) {
+            cells[n++] = (int16_t)c;
+        }
     }
     for (int i = 0; i < n; i++) {
         BigRootMove *m = &moves[i];
@@ -332,14 +361,14 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     }
     *count = n;
     int empty_cells = sh->cells - b->count;
-    result.omitted = empty_cells - n;
+    result.omitted = empty_cells - forbidden - n;
 
     /* 1. Tactics. */
     int their_points = cells_count(&b->five[them]);
     Cells defence;
     int facing_three = 0;
-    if (!cells_any(&b->five[me]) && !their_points && !cells_any(&b->flex4[me]) &&
-        cells_any(&b->flex4[them])) {
+    if (!cells_any(&b->five[me]) && !their_points && big_legal_flex4(b, me) < 0 &&
+        big_threat_flex4(b, them) >= 0) {
         big_defences(S, &defence);
         facing_three = 1;
     }
@@ -370,10 +399,17 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
             big_undo(b, c);
             set_proof(m, b, 3, 1, &proof);
         }
+        else if (!their_points && unblockable_four(b, c, &proof)) {
+            set_proof(m, b, 3, 1, &proof);
+        }
         else if (facing_three && !cells_has(&defence, c)) {
             /* The other side makes its open four, and completes a row past the block. */
             big_play(b, c);
-            int flex = cells_first(&b->flex4[them]);
+            int flex = big_legal_flex4(b, them);
+            if (flex < 0) { /* (none: the defences say there is one) */
+                big_undo(b, c);
+                continue;
+            }
             big_play(b, flex);
             proof.length = 4;
             proof.cell[0] = (int16_t)c;

@@ -11,7 +11,9 @@
  * taken (the only move, searched without using depth); two five points to
  * make while the other side has none win in three plies. Against an open
  * three (the other side's flex4 cells) the moves are its defences and one's
- * own fours: every other move loses (see big_defences()).
+ * own fours: every other move loses (see big_defences()). Under renju X's
+ * moves are only those it may play (board.h's big_legal()): a block it may
+ * not play is a loss, and its forbidden flex4 cells are no threat.
  *
  * At the horizon, a side to move with a four to make gets a short search for
  * a win by continuous fours (LEAF_VCF_*) before the evaluation.
@@ -75,13 +77,15 @@ big_candidates(BigSearch *S, int first, int ply, Picker *out)
     out->count = out->next = 0;
     int forced = cells_first(&b->five[them]);
     if (forced >= 0) {
-        out->cell[0] = (int16_t)forced;
-        out->score[0] = 0;
-        out->count = 1;
+        if (big_legal(b, forced)) {
+            out->cell[0] = (int16_t)forced;
+            out->score[0] = 0;
+            out->count = 1;
+        }
         return;
     }
     Cells set;
-    if (cells_any(&b->flex4[them])) {
+    if (big_threat_flex4(b, them) >= 0) {
         big_defences(S, &set);
     }
     else {
@@ -94,8 +98,11 @@ big_candidates(BigSearch *S, int first, int ply, Picker *out)
             cells_add(&set, (sh->rows / 2) * sh->cols + sh->cols / 2);
         }
     }
-    int n = 0;
+    int n = 0, renju_x = sh->renju && me == 0;
     for (int c = cells_next(&set, -1); c >= 0; c = cells_next(&set, c)) {
+        if (renju_x && !big_legal(b, c)) {
+            continue;
+        }
         out->cell[n] = (int16_t)c;
         out->score[n] = c == first ? INT32_MAX : big_move_order(S, c, ply);
         n++;
@@ -112,7 +119,7 @@ big_tt_move(BigSearch *S)
     if (!table_probe_big(S->tt, key0, key1, &value, &bound, &depth, &move)) {
         return -1;
     }
-    if (move >= S->board.sh->cells || S->board.stone[move]) {
+    if (move >= S->board.sh->cells || S->board.stone[move] || !big_legal(&S->board, move)) {
         return -1;
     }
     return move;
@@ -227,7 +234,10 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     if (b->count >= b->sh->cells) {
         return 0;
     }
-    if (!threats && cells_any(&b->flex4[me])) {
+    if (threats && !big_legal(b, cells_first(&b->five[them]))) {
+        return -(WIN - ply - 2); /* renju: X may not block */
+    }
+    if (!threats && big_legal_flex4(b, me) >= 0) {
         return WIN - ply - 3;
     }
     if (ply >= MAX_PLY - 4) {
@@ -266,7 +276,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     int first = -1, entry_value, bound, entry_depth, move;
     if (table_probe_big(S->tt, key0, key1, &entry_value, &bound, &entry_depth, &move)) {
         S->hits++;
-        if (move < b->sh->cells && !b->stone[move]) {
+        if (move < b->sh->cells && !b->stone[move] && big_legal(b, move)) {
             first = move;
         }
         int value = from_table(entry_value, ply);
@@ -279,7 +289,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     else {
         S->misses++;
     }
-    int facing = cells_any(&b->flex4[them]); /* an open three: the moves are its defences */
+    int facing = big_threat_flex4(b, them) >= 0; /* an open three: the moves are its defences */
     /* The table's move first, before the others are generated: a cut-off
      * there costs no generation. (Not where the moves are forced or must
      * defend: there the table's move may not be among them.) */

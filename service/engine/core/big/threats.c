@@ -12,8 +12,10 @@
  * take one of the cells that stop it (or make a four of its own, which the
  * attacker answers). big_defences() lists every such cell by trying each cell
  * that could matter, so the search is complete over the defender's replies:
- * any other reply lets the attacker make an open four and win. Both rules: the
- * patterns already know what wins.
+ * any other reply lets the attacker make an open four and win. Every rule:
+ * the patterns know what wins. Under renju X plays only the moves it may
+ * (big_legal()), its forbidden flex4 cells threaten nothing, and O also wins
+ * by a four whose block X may not take.
  *
  * Soundness, stated once: a win returned here holds against every defence.
  * A failure proves nothing (the depth or the clock ran out first); failures
@@ -100,7 +102,7 @@ immediate_win(BigBoard *b, Line *line)
         return 1;
     }
     if (!cells_any(&b->five[d])) {
-        int flex = cells_first(&b->flex4[a]);
+        int flex = big_legal_flex4(b, a);
         if (flex >= 0) {
             return flex_line(b, flex, line);
         }
@@ -109,7 +111,8 @@ immediate_win(BigBoard *b, Line *line)
 }
 
 /* After the attacker's move: the attacker's five points, and whether it wins
- * now (two of them and the defender has none). */
+ * now: 2, two of them and the defender has none; 3, under renju, one that X
+ * may not take (its block is forbidden) and X has none. */
 static int
 after_attack(const BigBoard *b, int *block)
 {
@@ -119,7 +122,20 @@ after_attack(const BigBoard *b, int *block)
     if (points >= 2 && !cells_any(&b->five[d])) {
         return 2;
     }
+    if (points == 1 && !cells_any(&b->five[d]) && !big_legal(b, *block)) {
+        return 3;
+    }
     return points == 1 ? 1 : 0;
+}
+
+/* The line of a four X cannot block: the four, then O's row (X's move
+ * between them is any). */
+static int
+unblockable_line(int c, Line *line)
+{
+    line->length = 1;
+    line->cell[0] = (int16_t)c;
+    return 3;
 }
 
 HOT int
@@ -144,7 +160,8 @@ big_vcf(BigSearch *S, int depth, Line *line)
     }
     Cells moves = b->four[a];
     if (defender_points == 1) {
-        /* The attacker must take the defender's five point, with a four. */
+        /* The attacker must take the defender's five point, with a four
+         * (under renju, one X may play: the loop below checks). */
         int forced = cells_first(&b->five[d]);
         memset(&moves, 0, sizeof(moves));
         if (cells_has(&b->four[a], forced)) {
@@ -160,12 +177,19 @@ big_vcf(BigSearch *S, int depth, Line *line)
     Line rest;
     for (int pass = 0; pass < 2; pass++) {
         for (int c = cells_next(&order[pass], -1); c >= 0; c = cells_next(&order[pass], c)) {
+            if (!big_legal(b, c)) {
+                continue;
+            }
             big_play(b, c);
             int block, status = after_attack(b, &block);
             int result = 0;
             if (status == 2) {
                 big_undo(b, c);
                 return flex_line(b, c, line);
+            }
+            if (status == 3) {
+                big_undo(b, c);
+                return unblockable_line(c, line);
             }
             else if (status == 1) {
                 big_play(b, block); /* the defender's only move */
@@ -215,9 +239,11 @@ static int
 stops_every_flex4(BigBoard *b, int side, int c)
 {
     const BigShape *sh = b->sh;
-    if (sh->patterns->table == NULL) {
+    if (sh->patterns[side]->table == NULL || (sh->renju && side == 0)) {
+        /* (Under renju X's flex4 cells are read whole: O's stone may make a
+         * forbidden one legal, a four-three-three a four-three.) */
         big_play(b, c);
-        int stopped = !cells_any(&b->flex4[side]);
+        int stopped = big_legal_flex4(b, side) < 0;
         big_undo(b, c);
         return stopped;
     }
@@ -250,7 +276,18 @@ big_defences(BigSearch *S, Cells *out)
     const BigShape *sh = b->sh;
     int me = b->side, them = !me;
     *out = b->four[me];
-    int target = cells_first(&b->flex4[them]);
+    if (sh->renju && me == 0) {
+        for (int c = cells_next(out, -1); c >= 0; c = cells_next(out, c)) {
+            if (!big_legal(b, c)) {
+                cells_remove(out, c);
+            }
+        }
+    }
+    /* Under renju a cell outside the windows of X's threatening flex4 cells
+     * leaves them threats (big_threat_flex4()); its other ones are left to
+     * stops_every_flex4(). */
+    int renju_x = sh->renju && them == 0;
+    int target = big_threat_flex4(b, them);
     if (target < 0) {
         return;
     }
@@ -272,10 +309,15 @@ big_defences(BigSearch *S, Cells *out)
                 continue;
             }
             cells_add(&tried, c);
+            if (!big_legal(b, c)) {
+                continue;
+            }
             int possible = 1;
             for (int f = cells_next(&b->flex4[them], target); f >= 0 && possible;
                  f = cells_next(&b->flex4[them], f)) {
-                possible = in_threat_window(b, f, them, c);
+                if (!renju_x || big_flex4_threatens(b, them, f)) {
+                    possible = in_threat_window(b, f, them, c);
+                }
             }
             if (!possible) {
                 continue;
@@ -339,12 +381,19 @@ big_vct(BigSearch *S, int depth, int vcf_depth, Line *line)
     Line rest, best_rest;
     for (int i = 0; i < n; i++) {
         int c = order[i];
+        if (!big_legal(b, c)) {
+            continue;
+        }
         big_play(b, c);
         int block, status = after_attack(b, &block);
         int result = 0;
         if (status == 2) {
             big_undo(b, c);
             return flex_line(b, c, line);
+        }
+        if (status == 3) {
+            big_undo(b, c);
+            return unblockable_line(c, line);
         }
         else if (status == 1) {
             big_play(b, block);
@@ -355,7 +404,7 @@ big_vct(BigSearch *S, int depth, int vcf_depth, Line *line)
                 result = below + 2;
             }
         }
-        else if (cells_any(&b->flex4[a])) {
+        else if (big_threat_flex4(b, a) >= 0) {
             /* A three: every defence must lose. Any other reply lets the
              * attacker make an open four: a win in four more plies. */
             Cells replies;
