@@ -114,7 +114,14 @@ def analysis_answer(analysis: Analysis) -> dict[str, Any]:
             for move in analysis.moves
         ],
         "omitted": _omitted(analysis),
+        "forbidden": forbidden(board),
     }
+
+
+def forbidden(board: Board) -> list[dict[str, Any]]:
+    """X's forbidden cells under renju, with why (empty otherwise)."""
+    shape = board.shape
+    return [{**cell(shape, index), "kind": kind} for index, kind in board.forbidden().items()]
 
 
 def _omitted(analysis: Analysis) -> dict[str, Any]:
@@ -143,6 +150,7 @@ def finished_answer(board: Board) -> dict[str, Any]:
         "stopped_by": None,
         "moves": [],
         "omitted": {"count": 0, "score": None, "outcome": None, "plies": None},
+        "forbidden": [],
     }
 
 

@@ -18,7 +18,8 @@ from service.engine.geometry import MAX_SIDE, MIN_K, MIN_SIDE
 MAX_SEED = 2**53 - 1
 Mark = Literal["X", "O"]
 OutcomeName = Literal["win", "draw", "loss"]
-RuleName = Literal["freestyle", "exact"]
+RuleName = Literal["freestyle", "exact", "renju"]
+ForbiddenName = Literal["overline", "double-four", "double-three"]
 # A move of a move list: a cell index, or a gomoku coordinate (at most "t20").
 MoveName = int | str
 MAX_COORDINATE_LENGTH = 8
@@ -50,7 +51,10 @@ MOVES_DESCRIPTION = (
 )
 RULE_DESCRIPTION = (
     "What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more "
-    "wins for neither side: Gomocup's 'standard' gomoku)."
+    "wins for neither side: Gomocup's 'standard' gomoku); 'renju' (k = 5, boards 9x9 to "
+    "20x20, X is Black and moves first): X wins with exactly five and may not make an "
+    "overline, a double four or a double three; O wins with five or more. A forbidden move "
+    "of X in a move list is refused with 422."
 )
 
 
@@ -276,6 +280,13 @@ class Cell(BaseModel):
     name: str = Field(description=NAME_DESCRIPTION, examples=["h8"])
 
 
+class ForbiddenCell(Cell):
+    kind: ForbiddenName = Field(
+        description="Why renju forbids X the cell: 'overline' (six or more in a row), "
+        "'double-four' (two fours at once) or 'double-three' (two real threes at once)."
+    )
+
+
 class MoveAnswer(BaseModel):
     """The move to play and what the engine knows about it."""
 
@@ -364,6 +375,11 @@ class AnalysisAnswer(BaseModel):
         "big-board search's candidates where it does (see omitted)."
     )
     omitted: OmittedMoves
+    forbidden: list[ForbiddenCell] = Field(
+        description="Under renju with X to move, the empty cells X may not play, lowest index "
+        "first, each with why; they are neither listed in moves nor counted as omitted. Empty "
+        "under the other rules, with O to move, and once the game is over."
+    )
 
 
 class ProblemDetail(BaseModel):

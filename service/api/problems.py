@@ -23,6 +23,7 @@ from starlette.routing import Match, Mount
 from service.engine import (
     BoardCharacterError,
     BoardError,
+    ForbiddenMoveError,
     GameOverError,
     IllegalPositionError,
 )
@@ -230,6 +231,9 @@ def board_problem(error: BoardError, prefix: str = "") -> tuple[str, str, dict[s
     extensions: dict[str, Any] = {
         "errors": [{"pointer": f"{prefix}/{error.field}", "detail": detail}]
     }
+    if isinstance(error, ForbiddenMoveError):
+        extensions["cell"] = error.cell
+        extensions["forbidden"] = error.kind
     if isinstance(error, IllegalPositionError):
         return "illegal-position", detail, extensions
     if isinstance(error, BoardCharacterError):

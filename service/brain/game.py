@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from service.engine import Board, Geometry, Player, Rule, geometry
-from service.engine.geometry import default_k
+from service.engine.geometry import RENJU_MIN_SIDE, default_k
 
 
 class ProtocolError(Exception):
@@ -67,7 +67,10 @@ class Game:
 
     @property
     def shape(self) -> Geometry:
-        return geometry(self.rows, self.cols, default_k(self.rows, self.cols), self.rule)
+        rule = self.rule
+        if rule is Rule.RENJU and min(self.rows, self.cols) < RENJU_MIN_SIDE:
+            rule = Rule.EXACT  # renju needs 9x9; its closest rule (Black's six is no win)
+        return geometry(self.rows, self.cols, default_k(self.rows, self.cols), rule)
 
     def board(self) -> Board:
         """The position with the brain to move. The brain plays whichever side

@@ -105,7 +105,9 @@ MIN_OPENING_NODES = 1_000
 OPENING_CUT = "the turn's deadline cut a search short: another machine may choose otherwise"
 STOP_WORDS = frozenset({"STOP", "YXSTOP"})
 # The commands a manager waits for an answer to (BOARD's comes at its DONE).
-ANSWERED = frozenset({"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "TAKEBACK", "ABOUT"})
+ANSWERED = frozenset(
+    {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "TAKEBACK", "ABOUT", "YXSHOWFORBID"}
+)
 LONGEST_NUMBER = 18  # digits; a longer number is read as the largest of its sign
 TIME_KEYS = ("timeout_turn", "timeout_match", "time_left")
 
@@ -247,6 +249,7 @@ class Brain:
             "INFO": self.info,
             "TAKEBACK": self.take_back,
             "ABOUT": self.about,
+            "YXSHOWFORBID": self.show_forbidden,
         }
         if command == "END":
             return False
@@ -449,6 +452,15 @@ class Brain:
             f'name="{NAME}", version="{VERSION}", author="tictactoe-service engineers", '
             'country="", www="", email=""'
         )
+
+    def show_forbidden(self, _argument: str) -> None:
+        """Yixin-Board's ``YXSHOWFORBID``: Black's forbidden cells under renju, with
+        Black to move, as ``FORBID`` and each cell's x and y in two digits, then
+        a full stop (``FORBID 0707.``; ``FORBID .`` when there are none)."""
+        game = self.need_game()
+        cells = game.board().forbidden()
+        listed = "".join(f"{cell % game.cols:02d}{cell // game.cols:02d}" for cell in cells)
+        self.write(f"FORBID {listed}.")
 
     # -- playing ------------------------------------------------------------------
 

@@ -9,9 +9,11 @@ GUIs people play in and the brains they compare with) and 3 as Piskvork does
 (exactly five, continuous), which Rapfi does not read; any other value as
 Piskvork's bits.
 
-What is asked for but not played (STAND_IN) is played as the closest rule the
-engine has, and said once in a ``MESSAGE`` line. Renju is switched on, when the
-engine has it, by an entry in PLAYED. The swap openings of 5 and 6 are played:
+Renju is played as renju (the engine's forbidden moves for Black, X): X is
+the side that moved first, and ``YXSHOWFORBID`` lists its forbidden cells.
+What is asked for but not played (STAND_IN: caro) is played as the closest
+rule the engine has, and said once in a ``MESSAGE`` line. The swap openings of
+5 and 6 are played:
 the game after them as freestyle, and the opening itself, ``SWAP2BOARD``, as
 ``opening.py`` chooses (swap1 under 5, swap2 under 6), so they say nothing.
 """
@@ -60,12 +62,14 @@ RULE_VALUES: dict[int, Asked] = {
 PISKVORK_EXACT, PISKVORK_CONTINUOUS, PISKVORK_RENJU, PISKVORK_CARO = 1, 2, 4, 8
 PISKVORK_BITS = 15
 # The variants the engine plays.
-PLAYED: dict[Variant, Rule] = {Variant.FREESTYLE: Rule.FREESTYLE, Variant.EXACT: Rule.EXACT}
-# The closest played variant of each other one. Renju: Black's six or more is
-# no win there, as under exactly five and not under freestyle; the forbidden
-# double threes and fours are not kept. Caro: a row of five or more wins
-# (unless both its ends are blocked, which is not kept), as under freestyle.
-STAND_IN: dict[Variant, Variant] = {Variant.RENJU: Variant.EXACT, Variant.CARO: Variant.FREESTYLE}
+PLAYED: dict[Variant, Rule] = {
+    Variant.FREESTYLE: Rule.FREESTYLE,
+    Variant.EXACT: Rule.EXACT,
+    Variant.RENJU: Rule.RENJU,
+}
+# The closest played variant of each other one. Caro: a row of five or more
+# wins (unless both its ends are blocked, which is not kept), as under freestyle.
+STAND_IN: dict[Variant, Variant] = {Variant.CARO: Variant.FREESTYLE}
 
 
 @dataclass(frozen=True)

@@ -98,10 +98,10 @@ def test_a_manager_reads_no_answer_to_any_info_line() -> None:
 def test_a_notice_waits_for_the_next_command_and_is_talk() -> None:
     """The protocol: a brain holds what it has to say about an INFO until the
     next command that is not INFO; a MESSAGE line, which managers skip."""
-    answers = run("START 15", "INFO rule 4", "INFO timeout_turn soon", "ABOUT")
+    answers = run("START 15", "INFO rule 8", "INFO timeout_turn soon", "ABOUT")
     assert answers[0] == "OK" and answers[-1].startswith('name="')
     assert all(line.startswith("MESSAGE ") for line in answers[1:-1])
-    assert any("renju" in line for line in answers[1:-1])
+    assert any("caro" in line for line in answers[1:-1])
     assert any("timeout_turn" in line for line in answers[1:-1])
 
 
@@ -110,15 +110,15 @@ def test_a_notice_waits_for_the_next_command_and_is_talk() -> None:
     [
         (0, Rule.FREESTYLE, None),
         (1, Rule.EXACT, None),
-        (2, Rule.EXACT, "renju"),  # Yixin-Board's and Rapfi's renju
+        (2, Rule.RENJU, None),  # Yixin-Board's and Rapfi's renju
         (3, Rule.EXACT, "continuous"),  # Piskvork: exactly five, continuous game
-        (4, Rule.EXACT, "renju"),  # Piskvork's renju bit
+        (4, Rule.RENJU, None),  # Piskvork's renju bit
         (5, Rule.FREESTYLE, None),  # Rapfi: freestyle with swap1 (test_swap.py)
         (6, Rule.FREESTYLE, None),  # Rapfi: freestyle with swap2
-        (7, Rule.EXACT, "renju"),  # Piskvork's bits from here: 1 + 2 + 4
+        (7, Rule.RENJU, "continuous"),  # Piskvork's bits from here: 1 + 2 + 4
         (8, Rule.FREESTYLE, "caro"),
         (9, Rule.FREESTYLE, "caro"),
-        (12, Rule.EXACT, "renju"),
+        (12, Rule.RENJU, None),
         (16, Rule.FREESTYLE, "unknown"),
         (17, Rule.EXACT, "unknown"),
     ],
@@ -133,11 +133,18 @@ def test_each_rule_value_has_one_reading(value: int, plays: Rule, notice: str | 
 
 
 @pytest.mark.parametrize("value", [2, 4])
-def test_renju_is_announced_and_played_as_exactly_five(value: int) -> None:
-    """The position of test_brain's exactly-five test: an overline does not win."""
-    stones = ["3,7,1", "4,7,1", "5,7,1", "6,7,1", "8,7,1", "0,0,2", "0,2,2", "0,4,2"]
-    stones += ["0,6,2", "0,8,2", "2,14,2"]
-    answers = run("START 15", f"INFO rule {value}", *CLOCK, "BOARD", *stones, "DONE")
-    assert answers[0] == "OK" and answers[-1] == "2,7"
-    (notice,) = answers[1:-1]
-    assert notice.startswith(f"MESSAGE rule {value}: renju") and "exactly five" in notice
+def test_renju_is_played_as_renju(value: int) -> None:
+    """The brain is Black (X: the counts are equal) with a double-three point at
+    h8 (7,7) and White's gapped column to stop: it stops it, and not from h8;
+    with its move taken back, YXSHOWFORBID names h8 as Yixin-Board reads it."""
+    mine = ["6,7,1", "8,7,1", "7,6,1", "7,8,1"]  # g8 i8 h9 h7
+    theirs = ["0,0,2", "0,2,2", "0,4,2", "0,6,2"]  # a15 a13 a11 a9: a12 would be two fours
+    with brain() as process:
+        assert process.ask("START 15") == "OK"
+        process.info(f"INFO rule {value}", *CLOCK)
+        move = process.ask("BOARD", *mine, *theirs, "DONE")
+        assert move in {"0,1", "0,3", "0,5"}, move
+        assert process.ask(f"TAKEBACK {move}") == "OK"
+        assert process.ask("YXSHOWFORBID") == "FORBID 0707."
+        process.info("INFO rule 0")  # freestyle: nothing is forbidden
+        assert process.ask("YXSHOWFORBID") == "FORBID ."

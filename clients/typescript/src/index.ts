@@ -18,8 +18,11 @@ export type Cell = Schemas["Cell"];
 export type MoveValue = Schemas["MoveValue"];
 /** What an analysis leaves out on boards of 8x8 and more, and their proven value if any. */
 export type OmittedMoves = Schemas["OmittedMoves"];
-/** `freestyle` (k or more in a row win) or `exact` (exactly k: Gomocup's standard rule). */
+/** `freestyle` (k or more in a row win), `exact` (exactly k: Gomocup's standard rule) or
+ * `renju` (k = 5; X, Black, wins with exactly five and may not play its forbidden cells). */
 export type Rule = NonNullable<MoveRequest["rule"]>;
+/** Under renju with X to move, a cell X may not play and why (`AnalysisAnswer.forbidden`). */
+export type ForbiddenCell = Schemas["ForbiddenCell"];
 export type Difficulty = Schemas["Difficulty"];
 export type Health = Schemas["Health"];
 /** An RFC 9457 problem: `type`, `title`, `status`, `detail`, and extensions by type. */

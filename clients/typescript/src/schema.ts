@@ -146,7 +146,7 @@ export interface components {
              * Rule
              * @enum {string}
              */
-            rule: "freestyle" | "exact";
+            rule: "freestyle" | "exact" | "renju";
             /**
              * Status
              * @enum {string}
@@ -192,6 +192,11 @@ export interface components {
              */
             moves: components["schemas"]["MoveValue"][];
             omitted: components["schemas"]["OmittedMoves"];
+            /**
+             * Forbidden
+             * @description Under renju with X to move, the empty cells X may not play, lowest index first, each with why; they are neither listed in moves nor counted as omitted. Empty under the other rules, with O to move, and once the game is over.
+             */
+            forbidden: components["schemas"]["ForbiddenCell"][];
         };
         /**
          * AnalysisRequest
@@ -218,11 +223,11 @@ export interface components {
             cols?: number | null;
             /**
              * Rule
-             * @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku).
+             * @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku); 'renju' (k = 5, boards 9x9 to 20x20, X is Black and moves first): X wins with exactly five and may not make an overline, a double four or a double three; O wins with five or more. A forbidden move of X in a move list is refused with 422.
              * @default freestyle
              * @enum {string}
              */
-            rule?: "freestyle" | "exact";
+            rule?: "freestyle" | "exact" | "renju";
             /**
              * Player
              * @description The side to move. Needed only when the counts are equal and O started.
@@ -308,6 +313,36 @@ export interface components {
          * @enum {string}
          */
         Difficulty: "perfect" | "hard" | "medium" | "easy";
+        /** ForbiddenCell */
+        ForbiddenCell: {
+            /**
+             * Index
+             * @description 0-based cell index, row by row.
+             */
+            index: number;
+            /**
+             * Row
+             * @description 0-based row, from the top.
+             */
+            row: number;
+            /**
+             * Col
+             * @description 0-based column.
+             */
+            col: number;
+            /**
+             * Name
+             * @description The cell in gomoku notation: its column's letter from 'a' on the left, its row's number from 1 at the bottom.
+             * @example h8
+             */
+            name: string;
+            /**
+             * Kind
+             * @description Why renju forbids X the cell: 'overline' (six or more in a row), 'double-four' (two fours at once) or 'double-three' (two real threes at once).
+             * @enum {string}
+             */
+            kind: "overline" | "double-four" | "double-three";
+        };
         /** Health */
         Health: {
             /**
@@ -404,7 +439,7 @@ export interface components {
              * Rule
              * @enum {string}
              */
-            rule: "freestyle" | "exact";
+            rule: "freestyle" | "exact" | "renju";
             difficulty: components["schemas"]["Difficulty"];
             /** Seed */
             seed: number | null;
@@ -445,11 +480,11 @@ export interface components {
             cols?: number | null;
             /**
              * Rule
-             * @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku).
+             * @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku); 'renju' (k = 5, boards 9x9 to 20x20, X is Black and moves first): X wins with exactly five and may not make an overline, a double four or a double three; O wins with five or more. A forbidden move of X in a move list is refused with 422.
              * @default freestyle
              * @enum {string}
              */
-            rule?: "freestyle" | "exact";
+            rule?: "freestyle" | "exact" | "renju";
             /**
              * Player
              * @description The side to move. Needed only when the counts are equal and O started.
@@ -585,8 +620,8 @@ export interface operations {
                 rows?: number | null;
                 /** @description Columns, for unsquare boards. */
                 cols?: number | null;
-                /** @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku). */
-                rule?: "freestyle" | "exact";
+                /** @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku); 'renju' (k = 5, boards 9x9 to 20x20, X is Black and moves first): X wins with exactly five and may not make an overline, a double four or a double three; O wins with five or more. A forbidden move of X in a move list is refused with 422. */
+                rule?: "freestyle" | "exact" | "renju";
                 /** @description The side to move. Needed only when the counts are equal and O started. */
                 player?: ("X" | "O") | null;
                 /** @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline. */
@@ -909,8 +944,8 @@ export interface operations {
                 rows?: number | null;
                 /** @description Columns, for unsquare boards. */
                 cols?: number | null;
-                /** @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku). */
-                rule?: "freestyle" | "exact";
+                /** @description What wins: 'freestyle', k or more in a row; 'exact', exactly k (a row of k + 1 or more wins for neither side: Gomocup's 'standard' gomoku); 'renju' (k = 5, boards 9x9 to 20x20, X is Black and moves first): X wins with exactly five and may not make an overline, a double four or a double three; O wins with five or more. A forbidden move of X in a move list is refused with 422. */
+                rule?: "freestyle" | "exact" | "renju";
                 /** @description The side to move. Needed only when the counts are equal and O started. */
                 player?: ("X" | "O") | null;
                 /** @description The longest the search may take, in milliseconds; the server's own deadline (800 ms by default) caps it. In a batch it caps the item's search, inside the batch's one deadline. */

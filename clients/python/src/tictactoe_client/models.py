@@ -24,7 +24,8 @@ Status = Literal["in_progress", "won", "drawn"]
 Difficulty = Literal["perfect", "hard", "medium", "easy"]
 HealthStatus = Literal["ok", "starting", "stopping"]
 StopReason = Literal["budget", "deadline", "decided"]
-Rule = Literal["freestyle", "exact"]
+Rule = Literal["freestyle", "exact", "renju"]
+ForbiddenKind = Literal["overline", "double-four", "double-three"]
 # A move of a move list: a cell index, or a gomoku coordinate such as "h8".
 MoveName = int | str
 
@@ -140,6 +141,17 @@ NOTHING_OMITTED = OmittedMoves(0, None, None, None)
 
 
 @dataclasses.dataclass(frozen=True)
+class ForbiddenCell:
+    """Under renju, a cell X (Black) may not play, and why."""
+
+    index: int
+    row: int
+    col: int
+    name: str
+    kind: ForbiddenKind
+
+
+@dataclasses.dataclass(frozen=True)
 class AnalysisAnswer:
     """The position's status and every legal move's value, best first."""
 
@@ -160,6 +172,7 @@ class AnalysisAnswer:
     moves: tuple[MoveValue, ...]
     rule: Rule = "freestyle"
     omitted: OmittedMoves = NOTHING_OMITTED
+    forbidden: tuple[ForbiddenCell, ...] = ()  # renju, X to move; () from older servers
 
 
 @dataclasses.dataclass(frozen=True)
