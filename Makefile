@@ -81,7 +81,8 @@ PY_INCLUDE = "$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['includ
 WITH_SANITIZED_CORE = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0 TTT_TEST_CORE=$(SANITIZED_CORE)
 SANITIZED_TESTS := tests/engine/test_differential.py tests/engine/test_knowledge.py \
-	tests/engine/test_core_boundary.py tests/engine/test_wide_boards.py tests/fuzz/test_corpus.py
+	tests/engine/test_core_boundary.py tests/engine/test_wide_boards.py tests/engine/test_renju.py \
+	tests/fuzz/test_corpus.py
 
 $(SANITIZED_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
 	mkdir -p $(@D)

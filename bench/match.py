@@ -54,7 +54,6 @@ from tests.brain.manager import BRAIN, Entrant, Game, play
 
 OPENINGS = REPO / "bench" / "openings"
 PAUSE_SECONDS = 0.03  # before each move is asked for (see tests/brain/manager.play)
-RULE_NUMBERS = {Rule.FREESTYLE: 0, Rule.EXACT: 1}
 
 
 @dataclass(frozen=True)
@@ -115,12 +114,14 @@ def placed(opening: Opening, size: int) -> list[tuple[int, int]]:
     return [(centre + dx, centre + dy) for dx, dy in opening]
 
 
-def make_openings(count: int, seed: int, balance: float, nodes: int) -> list[Opening]:
+def make_openings(
+    count: int, seed: int, balance: float, nodes: int, rule: Rule = Rule.FREESTYLE
+) -> list[Opening]:
     """``count`` openings of two to five stones within three of the centre that
     this engine (a search of ``nodes`` from a new table) scores within
-    ``balance`` of even on 15x15 freestyle: ``strength.openings``, as offsets
-    from the centre."""
-    chosen = openings(count, 15, Rule.FREESTYLE, seed, balance, nodes)
+    ``balance`` of even on 15x15 under ``rule``: ``strength.openings``, as
+    offsets from the centre."""
+    chosen = openings(count, 15, rule, seed, balance, nodes)
     return [tuple((x - 7, y - 7) for x, y in stones) for stones in chosen]
 
 
@@ -341,7 +342,7 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=15)
     parser.add_argument(
         "--rule",
-        choices=[r.value for r in (Rule.FREESTYLE, Rule.EXACT)],
+        choices=[r.value for r in Rule],
         default=Rule.FREESTYLE.value,
     )
     parser.add_argument("--turn-ms", type=int, default=1000, help="our timeout_turn")
@@ -367,12 +368,14 @@ def main() -> int:
     args = parser.parse_args()
 
     if args.make_openings:
-        openings = make_openings(args.make_openings, args.seed, 0.25, 200_000)
+        rule = Rule(args.rule)
+        openings = make_openings(args.make_openings, args.seed, 0.25, 200_000, rule)
         lines = [" ".join(f"{dx},{dy}" for dx, dy in o) for o in openings]
         header = (
             f"# {len(lines)} openings: make_openings(count={args.make_openings}, seed={args.seed}, "
-            "balance=0.25, nodes=200000) in bench/match.py.\n# dx,dy from the centre, in play "
-            "order from the first player; each scored within 0.25 of even on 15x15 freestyle.\n"
+            f"balance=0.25, nodes=200000, rule={rule.value}) in bench/match.py.\n# dx,dy from the "
+            "centre, in play order from the first player; each scored within 0.25 of even on "
+            f"15x15 {rule.value}.\n"
         )
         args.openings.write_text(header + "\n".join(lines) + "\n")
         print(f"wrote {len(lines)} openings to {args.openings}")

@@ -37,7 +37,7 @@ BAD_REQUESTS: list[Case] = [
     ("POST", "/v1/move", JSON, {"moves": ["h8", "x" * 40]}, 422, "validation"),
     ("POST", "/v1/move", JSON, {"moves": list(range(401))}, 422, "validation"),
     ("POST", "/v1/move", JSON, {"board": ".........", "moves": [0]}, 422, "validation"),
-    ("POST", "/v1/move", JSON, {"moves": [0], "rule": "renju"}, 422, "validation"),
+    ("POST", "/v1/move", JSON, {"moves": [0], "rule": "caro"}, 422, "validation"),
     ("GET", "/v1/move", {}, "moves=h8,h8", 422, "illegal-position"),
     ("GET", "/v1/move", {}, "moves=h8,,h9", 422, "invalid-board"),
     ("GET", "/v1/move", {}, "board=.........&moves=h8", 422, "validation"),

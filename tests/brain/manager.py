@@ -28,6 +28,8 @@ from pathlib import Path
 from service.engine import Board, Player, Rule, geometry
 
 BRAIN = (sys.executable, "-m", "service.brain")
+# INFO rule for each rule: 4 is renju for Piskvork, Yixin-Board, Rapfi and ours.
+RULE_NUMBERS = {Rule.FREESTYLE: 0, Rule.EXACT: 1, Rule.RENJU: 4}
 ANSWER_TIMEOUT = 60.0  # the longest any answer may take before the brain is given up
 
 
@@ -232,7 +234,8 @@ def play(
     pause: float = 0.0,
 ) -> Game:
     """Two brains play until a row is made, the board is full, or one forfeits
-    (an illegal move, no answer, or an answer past ``answer_timeout``).
+    (an illegal move, under renju Black's forbidden ones included, no answer,
+    or an answer past ``answer_timeout``).
     ``infos`` are INFO lines of each entrant's own, sent after the common ones
     (an entrant's own ``timeout_turn`` among them overrides the common one).
     ``pause`` seconds pass before each move is asked for: some brains (Rapfi)
@@ -245,7 +248,7 @@ def play(
             player.send(
                 f"INFO timeout_turn {turn_ms}",
                 "INFO timeout_match 0",
-                f"INFO rule {1 if rule is Rule.EXACT else 0}",
+                f"INFO rule {RULE_NUMBERS[rule]}",
                 *own,
             )
         told = [False, False]  # whether each brain has been given the game so far
@@ -276,6 +279,11 @@ def play(
             game.replies_ms[turn].append((time.monotonic() - started) * 1000)
             if not (0 <= x < size and 0 <= y < size) or (x, y) in game.moves:
                 game.forfeit = f"entrant {turn} played {answer!r}"
+                game.winner = 1 - turn
+                return game
+            forbidden = game.board().forbidden().get(y * size + x)  # renju: Black's
+            if forbidden is not None:
+                game.forfeit = f"entrant {turn} played {answer!r}, forbidden to Black: {forbidden}"
                 game.winner = 1 - turn
                 return game
             game.moves.append((x, y))

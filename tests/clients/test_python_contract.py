@@ -24,6 +24,7 @@ from tictactoe_client import (
     Cell,
     Client,
     Difficulty,
+    ForbiddenCell,
     Health,
     MoveAnswer,
     MoveRequest,
@@ -50,6 +51,7 @@ MIRRORS: dict[str, Any] = {
     "MoveAnswer": MoveAnswer,
     "MoveRequest": MoveRequest,
     "MoveValue": MoveValue,
+    "ForbiddenCell": ForbiddenCell,
     "OmittedMoves": OmittedMoves,
     "ProblemDetail": Problem,
 }

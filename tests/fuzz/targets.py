@@ -194,8 +194,9 @@ def fuzz_knowledge(r: Reader) -> None:
         _core.can_win(shape, table(r), x, o, x_to_move, r.flag(), budget(r), control(r))
 
 
-def big_dimensions(r: Reader) -> tuple[int, int, int, bool]:
-    return r.integer(3, 20), r.integer(3, 20), r.integer(3, 20), r.flag()
+def big_dimensions(r: Reader) -> tuple[int, int, int, int]:
+    """Rows, cols, k and the core's rule number (a few out of range: refused)."""
+    return r.integer(3, 20), r.integer(3, 20), r.integer(3, 20), r.integer(-1, 3)
 
 
 def fuzz_analyze_big(r: Reader) -> None:
@@ -210,6 +211,16 @@ def fuzz_big_board(r: Reader) -> None:
     rows, cols, k, exact = big_dimensions(r)
     moves = [r.integer(-1, 399) for _ in range(r.below(80))]
     _core.big_board(rows, cols, k, exact, moves)
+
+
+def fuzz_renju(r: Reader) -> None:
+    """Renju's forbidden moves, of a position and of a game's moves."""
+    rows, cols = r.integer(3, 21), r.integer(3, 21)
+    if r.flag():
+        _core.renju_forbidden(rows, cols, r.blob(60), r.blob(60))
+    else:
+        moves = [r.choice([r.integer(-2, 401), "h8", None]) for _ in range(r.below(120))]
+        _core.renju_first_forbidden(rows, cols, moves)
 
 
 def fuzz_control(r: Reader) -> None:
@@ -229,7 +240,7 @@ def fuzz_board(r: Reader) -> None:
     text = r.blob(64).decode("latin-1")
     rows = r.choice([None, r.integer(3, 20)])
     k = r.choice([None, r.integer(3, 20)])
-    rule = r.choice(["freestyle", "exact", "other"])
+    rule = r.choice(["freestyle", "exact", "renju", "other"])
     if r.flag():
         board = Board.parse(text, rows=rows, cols=rows, k=k, rule=rule)
     else:
@@ -248,6 +259,7 @@ TARGETS: list[Callable[[Reader], None]] = [
     fuzz_big_board,
     fuzz_control,
     fuzz_board,
+    fuzz_renju,
 ]
 
 
