@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
+import sys
 from pathlib import Path
 
 import pytest
 
 from service.brain import WARM_NODES, Brain, Clock, main
 from service.engine import Analysis, Board, Engine, Rule, SearchControl
-from tests.brain.manager import brain, parse_move, play
+from tests.brain.manager import Entrant, brain, parse_move, play
 
 
 def run(*lines: str) -> list[str]:
@@ -177,7 +178,9 @@ def test_end_stops_a_brain_process_cleanly() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("size", "rule"), [(15, Rule.FREESTYLE), (20, Rule.EXACT)])
+@pytest.mark.parametrize(
+    ("size", "rule"), [(15, Rule.FREESTYLE), (20, Rule.EXACT), (15, Rule.RENJU)]
+)
 def test_two_brains_play_a_whole_game(size: int, rule: Rule) -> None:
     # How long the replies take is a benchmark's (bench/strength.py reports the
     # longest reply against the turn time; bench/first_move.py a new table's
@@ -185,6 +188,32 @@ def test_two_brains_play_a_whole_game(size: int, rule: Rule) -> None:
     game = play(size, rule, turn_ms=400)
     assert game.forfeit is None
     assert game.winner is not None or game.board().is_full()
+
+
+# A brain that answers every request for a move with h8 (7,7), and OK to START.
+ALWAYS_H8 = (
+    sys.executable,
+    "-c",
+    "import sys\n"
+    "for line in sys.stdin:\n"
+    "    word = line.split()[0] if line.split() else ''\n"
+    "    if word == 'START': print('OK', flush=True)\n"
+    "    elif word in ('BEGIN', 'TURN', 'DONE'): print('7,7', flush=True)\n"
+    "    elif word == 'END': break\n",
+)
+
+
+def test_the_referee_forfeits_blacks_forbidden_move() -> None:
+    """Under renju Black (X, to move after the opening) plays its double-three
+    point h8: the game is lost for it; under freestyle the same move stands."""
+    opening = [(6, 7), (0, 14), (8, 7), (0, 12), (7, 8), (0, 10), (7, 6), (0, 8)]
+    entrants = (Entrant(ALWAYS_H8), Entrant(ALWAYS_H8))
+    game = play(15, Rule.RENJU, turn_ms=100, entrants=entrants, opening=opening)
+    assert game.winner == 1
+    assert game.forfeit == "entrant 0 played '7,7', forbidden to Black: double-three"
+    game = play(15, Rule.FREESTYLE, turn_ms=100, entrants=entrants, opening=opening)
+    assert game.moves[len(opening)] == (7, 7)
+    assert game.forfeit == "entrant 1 played '7,7'"  # the cell was taken
 
 
 def test_every_search_is_given_its_share_of_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
