@@ -56,7 +56,7 @@ int moves_left(int stones);
 
 /* -- rules.c: INFO rule (rules.py) ------------------------------------------ */
 
-enum { RULE_FREESTYLE = 0, RULE_EXACT = 1 }; /* the rules the engine plays */
+enum { RULE_FREESTYLE = 0, RULE_EXACT = 1 }; /* the rules the engine plays: the core's values */
 enum { OPENING_FREE = 0, OPENING_SWAP1 = 1, OPENING_SWAP2 = 2 };
 
 typedef struct {

@@ -82,7 +82,8 @@ int
 engine_search(Engine *e, const Position *p, uint64_t budget, Control *control, Analysis *out)
 {
     BigSearch *S = e->search;
-    if (big_shape_init(e->shape, p->rows, p->cols, p->k, p->rule == RULE_EXACT) < 0) {
+    /* RULE_* are the core's own rule values (rules.c's PLAYED maps to them). */
+    if (big_shape_init(e->shape, p->rows, p->cols, p->k, p->rule) < 0) {
         return -1;
     }
     big_search_renew(S);
