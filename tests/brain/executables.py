@@ -21,7 +21,8 @@ WINDOWS_BRAIN = ROOT / "build" / "pbrain-tictactoe.exe"
 WINE_PREFIX = ROOT / "build" / "wine"
 # Debian's wine64 puts its loader off PATH.
 WINE_LOADERS = ("wine64", "wine", "/usr/lib/wine/wine64")
-# The first start makes the prefix: seconds (no Mono, no Gecko: nothing here needs them).
+# The first start makes the prefix: seconds (no Mono, no Gecko: nothing here needs
+# them; and no winemenubuilder, which would write menu entries under $HOME).
 WINE_FIRST_START_TIMEOUT = 300.0
 
 
@@ -65,7 +66,7 @@ def windows_brain() -> Iterator[Executable]:
         **os.environ,
         "WINEPREFIX": str(WINE_PREFIX),
         "WINEDEBUG": "-all",
-        "WINEDLLOVERRIDES": "mscoree,mshtml=",
+        "WINEDLLOVERRIDES": "mscoree,mshtml,winemenubuilder.exe=",
     }
     # Fails when one already serves the prefix: that one serves.
     subprocess.run(

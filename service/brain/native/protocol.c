@@ -1046,7 +1046,8 @@ main(void)
             break;
         }
     }
-    /* Out at once: the reading thread may be waiting for input no one sends. */
-    fflush(NULL);
+    /* Out at once: the reading thread may be waiting for input no one sends,
+     * holding standard input's lock (so no fflush(NULL), which would wait for
+     * it on Windows; every answer is flushed as it is written). */
     _Exit(0);
 }
