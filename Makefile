@@ -16,7 +16,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match selfplay tune bench bench-profile bench-sweep openapi doc-examples lock clean
+.PHONY: run test tools debian-packages mingw brain brain-windows lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match selfplay tune bench bench-profile bench-sweep openapi doc-examples lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,13 +33,45 @@ $(DEV_STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(COR
 
 # What the suite drives besides Python: Debian's chromium (the playground's
 # browser tests), nginx (the rolling restart) and redis-server (the rate limits
-# shared by replicas), promtool (the /metrics exposition) and checkov (the
-# manifests), each checked before anything is installed. The Debian packages
-# go first: their one `apt-get update` also serves promtool's `apt-get download`.
+# shared by replicas), MinGW-w64 and wine64 (the Windows brain, built and run),
+# promtool (the /metrics exposition) and checkov (the manifests), each checked
+# before anything is installed. The Debian packages go first: their one
+# `apt-get update` also serves promtool's `apt-get download`.
 tools: debian-packages $(PROMTOOL) $(CHECKOV)
 
+MINGW_PACKAGE := gcc-mingw-w64-x86-64:x86_64-w64-mingw32-gcc
+WINE_PACKAGE := wine64:/usr/lib/wine/wine64
 debian-packages:
-	@bash .ci/install-debian-packages.sh chromium nginx redis-server
+	@bash .ci/install-debian-packages.sh chromium nginx redis-server $(MINGW_PACKAGE) $(WINE_PACKAGE)
+
+mingw:
+	@bash .ci/install-debian-packages.sh $(MINGW_PACKAGE)
+
+# The native brain (service/brain/native/, docs/brain.md#the-native-brain): the
+# protocol in C over every file of the core but its Python glue, one static
+# executable with no Python, for Linux (make brain) and, cross-built with
+# MinGW-w64, for Windows (make brain-windows: KERNEL32 and msvcrt its only
+# DLLs; its main thread, which searches, gets Linux's 8 MiB of stack, not
+# Windows' 1 MiB).
+BRAIN_C := $(wildcard service/brain/native/*.c) $(filter-out service/engine/core/module.c,$(CORE_C))
+BRAIN_SOURCES := $(BRAIN_C) $(wildcard service/brain/native/*.h) \
+	$(filter-out service/engine/core/module.h,$(wildcard service/engine/core/*.h service/engine/core/*/*.h))
+BRAIN_FLAGS := -O3 -std=c11 -Wall -Wextra -Werror -fno-strict-aliasing -mpopcnt
+MINGW_CC := x86_64-w64-mingw32-gcc
+NATIVE_BRAIN := build/pbrain-tictactoe
+WINDOWS_BRAIN := build/pbrain-tictactoe.exe
+
+brain: $(NATIVE_BRAIN)
+
+brain-windows: $(WINDOWS_BRAIN)
+
+$(NATIVE_BRAIN): $(BRAIN_SOURCES)
+	mkdir -p $(@D)
+	$(CC) $(BRAIN_FLAGS) -static -pthread $(BRAIN_C) -lm -o $@
+
+$(WINDOWS_BRAIN): $(BRAIN_SOURCES) | mingw
+	mkdir -p $(@D)
+	$(MINGW_CC) $(BRAIN_FLAGS) -static -Wl,--stack,8388608 $(BRAIN_C) -o $@
 
 $(PROMTOOL):
 	@bash .ci/install-promtool.sh
@@ -103,11 +135,21 @@ $(FUZZ_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
 	$(CC) $(CHECKED_CORE_FLAGS) -fsanitize=undefined -fsanitize-undefined-trap-on-error \
 		-fstack-protector-all -I$(PY_INCLUDE) $(CORE_C) -o $@
 
-sanitize: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
+# The native brain with both sanitizers, driven through one protocol session
+# (tests/brain/test_native.py picks it up from TTT_TEST_BRAIN).
+SANITIZED_BRAIN := build/sanitized/pbrain-tictactoe
+$(SANITIZED_BRAIN): $(BRAIN_SOURCES)
+	mkdir -p $(@D)
+	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread \
+		-fsanitize=address,undefined -fno-sanitize-recover=all $(BRAIN_C) -lm -o $@
+
+sanitize: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE) $(SANITIZED_BRAIN)
 	rm -rf build/fuzz/new && mkdir -p build/fuzz/new
 	TTT_TEST_CORE=$(FUZZ_CORE) $(PY) -m tests.fuzz.run build/fuzz/new tests/fuzz/corpus \
 		-max_total_time=30 $(FUZZ_FLAGS)
 	$(WITH_SANITIZED_CORE) $(PY) -m pytest -p tests.core_under_test $(SANITIZED_TESTS) -q -p no:cacheprovider
+	TTT_TEST_BRAIN=$(SANITIZED_BRAIN) $(PY) -m pytest tests/brain/test_native.py -q -p no:cacheprovider \
+		-k sanitized
 
 # Fuzz the library's boundary for FUZZ_SECONDS, adding what is new to the
 # committed corpus, then replay the corpus on the ASan build. A finding stops

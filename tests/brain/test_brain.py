@@ -25,29 +25,31 @@ def test_about_names_the_brain() -> None:
     assert answer.startswith('name="tictactoe-service", version="')
 
 
-@pytest.mark.parametrize(
-    ("lines", "expected"),
-    [
-        (["START 15"], ["OK"]),
-        (["START 20"], ["OK"]),
-        (["RECTSTART 20,15"], ["OK"]),
-        (["START 21"], ["ERROR unsupported size 21x21: sides 3 to 20"]),
-        (["START 2"], ["ERROR unsupported size 2x2: sides 3 to 20"]),
-        (["START fifteen"], ["ERROR START takes the board's size; got 'fifteen'"]),
-        (["RECTSTART 20"], ["ERROR RECTSTART takes width,height; got '20'"]),
-        (["BEGIN"], ["ERROR no game: send START first"]),
-        (["TURN 7,7"], ["ERROR no game: send START first"]),
-        (["START 15", "TURN 15,0"], ["OK", "ERROR 15,0 is off the 15x15 board"]),
-        (["START 15", "TURN 7"], ["OK", "ERROR TURN takes x,y; got '7'"]),
-        (["START 15", "TURN -1,3"], ["OK", "ERROR TURN takes x,y; got '-1,3'"]),
-        (["START 15", "TAKEBACK 3,3"], ["OK", "ERROR 3,3 is empty: nothing to take back"]),
-        (["START 15", "INFO rule 4"], ["OK"]),  # INFO has no answer (test_info.py)
-        (["START 15", "INFO timeout_turn soon"], ["OK"]),
-        (["START 15", "INFO evaluate 7,7", "INFO folder /tmp", "RESTART"], ["OK", "OK"]),
-        (["START 15", "SWAP2BOARD", "7,7", "7,7", "DONE"], ["OK", "ERROR 7,7 is already taken"]),
-        (["", "   ", "ABOUT"], None),
-    ],
-)
+# Sessions and the answers they get, None: one answer whatever it is
+# (test_native.py plays them to the executables too).
+LINES_AND_ANSWERS: list[tuple[list[str], list[str] | None]] = [
+    (["START 15"], ["OK"]),
+    (["START 20"], ["OK"]),
+    (["RECTSTART 20,15"], ["OK"]),
+    (["START 21"], ["ERROR unsupported size 21x21: sides 3 to 20"]),
+    (["START 2"], ["ERROR unsupported size 2x2: sides 3 to 20"]),
+    (["START fifteen"], ["ERROR START takes the board's size; got 'fifteen'"]),
+    (["RECTSTART 20"], ["ERROR RECTSTART takes width,height; got '20'"]),
+    (["BEGIN"], ["ERROR no game: send START first"]),
+    (["TURN 7,7"], ["ERROR no game: send START first"]),
+    (["START 15", "TURN 15,0"], ["OK", "ERROR 15,0 is off the 15x15 board"]),
+    (["START 15", "TURN 7"], ["OK", "ERROR TURN takes x,y; got '7'"]),
+    (["START 15", "TURN -1,3"], ["OK", "ERROR TURN takes x,y; got '-1,3'"]),
+    (["START 15", "TAKEBACK 3,3"], ["OK", "ERROR 3,3 is empty: nothing to take back"]),
+    (["START 15", "INFO rule 4"], ["OK"]),  # INFO has no answer (test_info.py)
+    (["START 15", "INFO timeout_turn soon"], ["OK"]),
+    (["START 15", "INFO evaluate 7,7", "INFO folder /tmp", "RESTART"], ["OK", "OK"]),
+    (["START 15", "SWAP2BOARD", "7,7", "7,7", "DONE"], ["OK", "ERROR 7,7 is already taken"]),
+    (["", "   ", "ABOUT"], None),
+]
+
+
+@pytest.mark.parametrize(("lines", "expected"), LINES_AND_ANSWERS)
 def test_each_line_gets_its_answer(lines: list[str], expected: list[str] | None) -> None:
     answers = run(*lines)
     if expected is None:

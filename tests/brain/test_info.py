@@ -10,7 +10,7 @@ import pytest
 from service.brain import main
 from service.brain.rules import read_rule
 from service.engine import Rule
-from tests.brain.manager import brain, is_talk, parse_move
+from tests.brain.manager import BrainProcess, brain, is_talk, parse_move
 
 KEYS = [
     "timeout_turn",
@@ -132,19 +132,23 @@ def test_each_rule_value_has_one_reading(value: int, plays: Rule, notice: str | 
         assert reading.notice is not None and notice in reading.notice
 
 
-@pytest.mark.parametrize("value", [2, 4])
-def test_renju_is_played_as_renju(value: int) -> None:
+def plays_renju(process: BrainProcess, value: int) -> None:
     """The brain is Black (X: the counts are equal) with a double-three point at
     h8 (7,7) and White's gapped column to stop: it stops it, and not from h8;
     with its move taken back, YXSHOWFORBID names h8 as Yixin-Board reads it."""
     mine = ["6,7,1", "8,7,1", "7,6,1", "7,8,1"]  # g8 i8 h9 h7
     theirs = ["0,0,2", "0,2,2", "0,4,2", "0,6,2"]  # a15 a13 a11 a9: a12 would be two fours
+    assert process.ask("START 15") == "OK"
+    process.info(f"INFO rule {value}", *CLOCK)
+    move = process.ask("BOARD", *mine, *theirs, "DONE")
+    assert move in {"0,1", "0,3", "0,5"}, move
+    assert process.ask(f"TAKEBACK {move}") == "OK"
+    assert process.ask("YXSHOWFORBID") == "FORBID 0707."
+    process.info("INFO rule 0")  # freestyle: nothing is forbidden
+    assert process.ask("YXSHOWFORBID") == "FORBID ."
+
+
+@pytest.mark.parametrize("value", [2, 4])
+def test_renju_is_played_as_renju(value: int) -> None:
     with brain() as process:
-        assert process.ask("START 15") == "OK"
-        process.info(f"INFO rule {value}", *CLOCK)
-        move = process.ask("BOARD", *mine, *theirs, "DONE")
-        assert move in {"0,1", "0,3", "0,5"}, move
-        assert process.ask(f"TAKEBACK {move}") == "OK"
-        assert process.ask("YXSHOWFORBID") == "FORBID 0707."
-        process.info("INFO rule 0")  # freestyle: nothing is forbidden
-        assert process.ask("YXSHOWFORBID") == "FORBID ."
+        plays_renju(process, value)

@@ -1,8 +1,9 @@
 /*
  * The clock of a search: its node budget, its deadline and its cancel flag.
  *
- * A Control is the Python object another thread holds to stop a search (the
- * HTTP layer's deadline, a client that left, the drain on SIGTERM); a Clock
+ * A Control is what another thread holds to stop a search (the HTTP layer's
+ * deadline, a client that left, the drain on SIGTERM, the brain's STOP; in
+ * Python, the Control type of module.c wraps one); a Clock
  * is a search's own count of nodes against its limit, which looks at the
  * Control every CHECK_MASK + 1 nodes. Both searches (small/ and big/) count
  * every node through count_node(), so a budget means the same in both, and a
@@ -13,18 +14,19 @@
 
 #include "common.h"
 
-#include <time.h>
-
 #define CHECK_MASK 1023 /* look at the clock and the cancel flag every 1,024 nodes */
 
 typedef struct {
-    PyObject_HEAD
     atomic_int cancelled;
-    atomic_llong deadline_ns; /* CLOCK_MONOTONIC nanoseconds; 0: none */
-    int initialised;          /* __init__ runs once: a search may be reading the others */
+    atomic_llong deadline_ns; /* now_ns() nanoseconds; 0: none */
 } Control;
 
-extern PyTypeObject ControlType;
+/* A Control with ``deadline_ns`` (0: none), not cancelled. */
+void control_init(Control *ctl, int64_t deadline_ns);
+/* Stop the search: it stops within CHECK_MASK + 1 nodes (STOP_CANCELLED). */
+void control_cancel(Control *ctl);
+/* Move the deadline to ``deadline_ns`` if that is earlier (or there was none). */
+void control_shorten(Control *ctl, int64_t deadline_ns);
 
 typedef struct {
     Control *ctl;       /* NULL: no deadline, no cancellation */
@@ -40,9 +42,7 @@ typedef struct {
 static inline int64_t
 now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    return platform_now_ns();
 }
 
 /* Count one node; returns 1 (and sets stop) when the search must stop. */

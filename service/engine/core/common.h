@@ -3,17 +3,21 @@
  * every search reports, the hash mixer, and HOT for the functions compiled
  * for two instruction sets.
  *
- * The files, by concept: module.c (the Python glue), table.h (the shared
- * table of TTT_TABLE_MB), clock.h (the node budget, the deadline and
- * cancellation), and small/ (the exact core, for boards up to 8x8, 64 cells:
- * bitboards of one machine word, proofs by alpha-beta, pairings, threats and
- * zones; small/search.h lists its files).
+ * The files, by concept: module.c (the Python glue, the only file that
+ * includes Python.h: module.h), platform.h (what the core needs of the
+ * operating system: the clock, threads, the table's memory and huge pages),
+ * table.h (the shared table of TTT_TABLE_MB), clock.h (the node budget, the
+ * deadline and cancellation), small/ (the exact core, for boards up to 8x8,
+ * 64 cells: bitboards of one machine word, proofs by alpha-beta, pairings,
+ * threats and zones; small/search.h lists its files) and big/ (the threat and
+ * pattern search for boards up to 20x20; big/search.h lists its files).
+ * Everything but module.c compiles without Python: the native brain
+ * (service/brain/native/) links it as it is.
  */
 #ifndef CORE_COMMON_H
 #define CORE_COMMON_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "platform.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -36,44 +40,6 @@ enum stop_reason { STOP_NONE = 0, STOP_BUDGET = 1, STOP_DEADLINE = 2, STOP_CANCE
 /* The largest node budget (or allowance) a caller may give: far beyond any
  * search's, and small enough that a count plus a budget never wraps. */
 #define MAX_BUDGET ((uint64_t)1 << 62)
-
-/* A count from Python (a node budget, a size in bytes) into ``out``, checked
- * to lie in [min, max]: a ValueError naming ``what`` and the range otherwise
- * (a negative number included, which the "K" format would wrap). */
-static inline int
-read_count(PyObject *obj, uint64_t min, uint64_t max, const char *what, uint64_t *out)
-{
-    PyObject *number = PyNumber_Index(obj);
-    if (number == NULL) {
-        return -1;
-    }
-    int overflow = 0;
-    long long value = PyLong_AsLongLongAndOverflow(number, &overflow);
-    Py_DECREF(number);
-    if (value == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    if (overflow != 0 || value < 0 || (uint64_t)value < min || (uint64_t)value > max) {
-        PyErr_Format(PyExc_ValueError, "%s must be from %llu to %llu", what,
-                     (unsigned long long)min, (unsigned long long)max);
-        return -1;
-    }
-    *out = (uint64_t)value;
-    return 0;
-}
-
-/* A tuple of the sequence's items, holding a reference to each: what the
- * caller handed is copied before it is read, so that an item whose __index__
- * changes the caller's list cannot free what is being read. */
-static inline PyObject *
-copy_items(PyObject *seq, const char *what)
-{
-    if (!PySequence_Check(seq) || PyUnicode_Check(seq) || PyBytes_Check(seq)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a sequence of cells", what);
-        return NULL;
-    }
-    return PySequence_Tuple(seq);
-}
 
 /* a + b, or UINT64_MAX where that does not fit. */
 static inline uint64_t

@@ -2,14 +2,528 @@
  * The Python module service.engine._core: the thin glue between Python and
  * the two searches. It parses and checks every argument (this code handles
  * what clients send), releases the GIL around each search, and builds the
- * answers. Nothing here searches.
+ * answers. Nothing here searches. The core's Shape, Table and Control are
+ * plain C (the native brain uses them without Python): the Python types
+ * below each hold one.
  */
+#include "module.h"
+
 #include "clock.h"
 #include "small/pairing.h"
 #include "small/root.h"
 #include "small/zones.h"
 #include "big/root.h"
 #include "table.h"
+
+/* ------------------------------------------------------------------------ */
+/* The core's types for Python: a Shape, a Table, a Control                 */
+
+/* Read 'low' to 'high' cells of the board into 'out' (room for 'high'). */
+static int
+read_cell_list(PyObject *seq, int cells, uint8_t *out, Py_ssize_t low, Py_ssize_t high,
+               const char *what)
+{
+    PyObject *fast = copy_items(seq, what);
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n < low || n > high) {
+        if (low == high) {
+            PyErr_Format(PyExc_ValueError, "%s: expected %zd cells, got %zd", what, low, n);
+        }
+        else {
+            PyErr_Format(PyExc_ValueError, "%s: expected %zd to %zd cells, got %zd", what, low,
+                         high, n);
+        }
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (v < 0 || v >= cells) {
+            PyErr_Format(PyExc_ValueError, "%s: cell %ld is off the board", what, v);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (uint8_t)v;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+}
+
+/* Whether ``p`` (the shape's cells, each below cells) names every cell once. */
+static int
+is_permutation(const Shape *sh, const uint8_t *p)
+{
+    uint64_t seen = 0;
+    for (int i = 0; i < sh->cells; i++) {
+        seen |= (uint64_t)1 << p[i];
+    }
+    return seen == sh->full;
+}
+
+/* The exact rule's flanks: for each line, the 0 to 2 cells just past its ends. */
+static int
+read_flanks(Shape *self, PyObject *flanks)
+{
+    PyObject *fast = copy_items(flanks, "flanks");
+    if (fast == NULL) {
+        return -1;
+    }
+    if (PySequence_Fast_GET_SIZE(fast) != self->nlines) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "flanks: one entry per line");
+        return -1;
+    }
+    for (int i = 0; i < self->nlines; i++) {
+        uint8_t ends[2];
+        int count = read_cell_list(PySequence_Fast_GET_ITEM(fast, i), self->cells, ends, 0, 2,
+                                   "a line's flank");
+        if (count < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        for (int j = 0; j < count; j++) {
+            if (self->line[i] >> ends[j] & 1) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "a line's flank lies outside the line");
+                return -1;
+            }
+            self->flank[i] |= (uint64_t)1 << ends[j];
+            ls_add(&self->flank_mask[ends[j]], i);
+        }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines,
+                      PyObject *symmetries, PyObject *order, PyObject *flanks);
+
+/* A Shape for Python. */
+typedef struct {
+    PyObject_HEAD
+    Shape shape;
+    int ready; /* SHAPE_NEW, SHAPE_BUSY while __init__ runs, SHAPE_READY once it succeeded */
+} ShapeObject;
+
+enum { SHAPE_NEW = 0, SHAPE_BUSY = 1, SHAPE_READY = 2 };
+
+static int
+Shape_init(ShapeObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"rows",  "cols",   "k", "tag", "lines", "symmetries",
+                             "order", "flanks", NULL};
+    int rows, cols, k, tag;
+    PyObject *lines, *symmetries, *order, *flanks = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiOOO|O", kwlist, &rows, &cols, &k, &tag,
+                                     &lines, &symmetries, &order, &flanks)) {
+        return -1;
+    }
+    if (rows < 3 || rows > MAX_SIDE || cols < 3 || cols > MAX_SIDE || k < 3 ||
+        k > (rows > cols ? rows : cols) || tag < 0 || tag > 255) {
+        PyErr_SetString(PyExc_ValueError, "shape out of range");
+        return -1;
+    }
+    /* Once: refused while another __init__ of this shape runs (an item's
+     * __index__ may call it) and after one has succeeded. */
+    if (self->ready != SHAPE_NEW) {
+        PyErr_SetString(PyExc_RuntimeError, "a Shape is initialised once");
+        return -1;
+    }
+    self->ready = SHAPE_BUSY;
+    int result = shape_fill(&self->shape, rows, cols, k, tag, lines, symmetries, order, flanks);
+    self->ready = result == 0 ? SHAPE_READY : SHAPE_NEW;
+    return result;
+}
+
+/* Shape_init's work, with no check of its own: see there. */
+static int
+shape_fill(Shape *self, int rows, int cols, int k, int tag, PyObject *lines, PyObject *symmetries,
+           PyObject *order, PyObject *flanks)
+{
+    int cells = rows * cols;
+    self->rows = rows;
+    self->cols = cols;
+    self->k = k;
+    self->tag = tag;
+    self->cells = cells;
+    self->full = cells == 64 ? ~(uint64_t)0 : ((uint64_t)1 << cells) - 1;
+    memset(self->nthrough, 0, sizeof(self->nthrough));
+    memset(self->through_mask, 0, sizeof(self->through_mask));
+    memset(self->flank, 0, sizeof(self->flank));
+    memset(self->flank_mask, 0, sizeof(self->flank_mask));
+    self->exact = flanks != Py_None;
+    self->wide = cells > NARROW_CELLS;
+    if (self->wide) {
+        /* The marker bit, the side to move's bit (0 here), the rule, k - 3 and
+         * which of 8x8, 7x8 and 8x7: WIDE_META_BITS in all. */
+        int which = rows == cols ? 0 : rows < cols ? 1 : 2;
+        self->meta = 1 | (uint64_t)self->exact << 2 | (uint64_t)(k - 3) << 3 | (uint64_t)which << 6;
+    }
+    else {
+        self->meta = ((uint64_t)tag << 1 | 1 << 9 | (uint64_t)self->exact << 10) << 52;
+    }
+
+    PyObject *fast = copy_items(lines, "lines");
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t nlines = PySequence_Fast_GET_SIZE(fast);
+    if (nlines < 1 || nlines > MAX_LINES) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "between 1 and %d lines", MAX_LINES);
+        return -1;
+    }
+    self->nlines = (int)nlines;
+    self->words = (int)(nlines + 63) / 64;
+    for (Py_ssize_t i = 0; i < nlines; i++) {
+        uint8_t line_cells[MAX_SIDE];
+        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, i), cells, line_cells, k, k,
+                           "a line") < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        uint64_t mask = 0;
+        for (int j = 0; j < k; j++) {
+            int c = line_cells[j];
+            mask |= (uint64_t)1 << c;
+            if (self->nthrough[c] >= MAX_THROUGH) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "too many lines through one cell");
+                return -1;
+            }
+            self->through[c][self->nthrough[c]++] = (uint8_t)i;
+            ls_add(&self->through_mask[c], i);
+        }
+        if (__builtin_popcountll(mask) != k) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a line repeats a cell");
+            return -1;
+        }
+        self->line[i] = mask;
+        /* Its group: a direction (the step between its first two cells) and
+         * which row, column or diagonal of that direction. */
+        int first = line_cells[0] < line_cells[1] ? line_cells[0] : line_cells[1];
+        int step = abs((int)line_cells[1] - (int)line_cells[0]);
+        int r = first / cols, c = first % cols, direction, which;
+        if (step == 1) {
+            direction = 0, which = r;
+        }
+        else if (step == cols) {
+            direction = 1, which = c;
+        }
+        else if (step == cols + 1) {
+            direction = 2, which = r - c + MAX_SIDE - 1;
+        }
+        else if (step == cols - 1) {
+            direction = 3, which = r + c;
+        }
+        else {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a line's cells are not in a row, column or diagonal");
+            return -1;
+        }
+        self->group[i] = (uint8_t)(direction * (2 * MAX_SIDE - 1) + which);
+    }
+    Py_DECREF(fast);
+
+    fast = copy_items(symmetries, "symmetries");
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t nsyms = PySequence_Fast_GET_SIZE(fast);
+    if (nsyms < 1 || nsyms > MAX_SYMS) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "between 1 and 8 symmetries");
+        return -1;
+    }
+    self->nsyms = (int)nsyms;
+    memset(self->image, 0, sizeof(self->image));
+    for (Py_ssize_t s = 0; s < nsyms; s++) {
+        if (read_cell_list(PySequence_Fast_GET_ITEM(fast, s), cells, self->perm[s], cells, cells,
+                           "a symmetry") < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (!is_permutation(self, self->perm[s])) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a symmetry is not a permutation");
+            return -1;
+        }
+        for (int c = 0; c < cells; c++) {
+            self->inverse[s][self->perm[s][c]] = (uint8_t)c;
+            self->image[c][s] = (uint64_t)1 << self->perm[s][c];
+        }
+    }
+    Py_DECREF(fast);
+    for (int c = 0; c < cells; c++) {
+        if (self->perm[0][c] != c) {
+            PyErr_SetString(PyExc_ValueError, "the first symmetry must be the identity");
+            return -1;
+        }
+    }
+    if (self->exact && read_flanks(self, flanks) < 0) {
+        return -1;
+    }
+    if (read_cell_list(order, cells, self->order, cells, cells, "order") < 0) {
+        return -1;
+    }
+    if (!is_permutation(self, self->order)) {
+        PyErr_SetString(PyExc_ValueError, "order is not a permutation of the cells");
+        return -1;
+    }
+    for (int i = 0; i < cells; i++) {
+        self->rank[self->order[i]] = (uint8_t)i;
+    }
+    return 0;
+}
+
+static PyTypeObject ShapeType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Shape",
+    .tp_basicsize = sizeof(ShapeObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Shape_init,
+    .tp_doc = "A board shape: lines, symmetries and cell order, fixed at construction.",
+};
+
+/* A "O&" converter: a Shape whose __init__ has succeeded, or a TypeError or
+ * ValueError (Shape.__new__ alone, or a failed __init__, leaves it unready). */
+static int
+shape_arg(PyObject *obj, void *out)
+{
+    if (!PyObject_TypeCheck(obj, &ShapeType)) {
+        PyErr_SetString(PyExc_TypeError, "shape must be a Shape");
+        return 0;
+    }
+    if (((ShapeObject *)obj)->ready != SHAPE_READY) {
+        PyErr_SetString(PyExc_ValueError, "the shape is not initialised");
+        return 0;
+    }
+    *(ShapeObject **)out = (ShapeObject *)obj;
+    return 1;
+}
+
+/* A Table for Python: Table.__new__ alone makes one with no memory. */
+typedef struct {
+    PyObject_HEAD
+    Table table;
+} TableObject;
+
+static int
+Table_init(TableObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"size_bytes", NULL};
+    PyObject *size_arg;
+    uint64_t size;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &size_arg)) {
+        return -1;
+    }
+    /* At least one bucket; at most MAX_TABLE_BYTES, so that the size with
+     * its alignment slack cannot wrap. */
+    if (read_count(size_arg, BUCKET_BYTES, MAX_TABLE_BYTES, "size_bytes", &size) < 0) {
+        return -1;
+    }
+    /* Once, checked after the size is read (reading it may run Python code,
+     * this very __init__ included) and with no Python code from here on. */
+    if (self->table.mapping != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
+        return -1;
+    }
+    if (table_init(&self->table, size) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void
+Table_dealloc(TableObject *self)
+{
+    table_free(&self->table);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Table_stats(TableObject *self, PyObject *Py_UNUSED(ignored))
+{
+    Table *t = &self->table;
+    return Py_BuildValue("(KKKKKK)", (unsigned long long)atomic_load(&t->hits),
+                         (unsigned long long)atomic_load(&t->misses),
+                         (unsigned long long)atomic_load(&t->filled),
+                         (unsigned long long)atomic_load(&t->evictions),
+                         (unsigned long long)(t->buckets * BUCKET_SLOTS),
+                         (unsigned long long)table_bytes(t));
+}
+
+static PyObject *
+Table_clear(TableObject *self, PyObject *Py_UNUSED(ignored))
+{
+    /* Only while no search runs: the caller (Engine) holds that guarantee. */
+    table_clear(&self->table);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Table_methods[] = {
+    {"stats", (PyCFunction)Table_stats, METH_NOARGS,
+     "(hits, misses, entries, evictions, capacity_entries, size_bytes)"},
+    {"clear", (PyCFunction)Table_clear, METH_NOARGS, "Forget every entry."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Table",
+    .tp_basicsize = sizeof(TableObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Table_init,
+    .tp_dealloc = (destructor)Table_dealloc,
+    .tp_methods = Table_methods,
+    .tp_doc = "The shared table of proven bounds, of a fixed size in bytes.",
+};
+
+
+/* A "O&" converter: an initialised Table (Table.__new__ alone makes one with
+ * no memory), or a TypeError or ValueError. */
+static int
+table_arg(PyObject *obj, void *out)
+{
+    if (!PyObject_TypeCheck(obj, &TableType)) {
+        PyErr_SetString(PyExc_TypeError, "table must be a Table");
+        return 0;
+    }
+    if (((TableObject *)obj)->table.entries == NULL) {
+        PyErr_SetString(PyExc_ValueError, "the table is not initialised");
+        return 0;
+    }
+    *(TableObject **)out = (TableObject *)obj;
+    return 1;
+}
+
+
+static int64_t
+seconds_to_ns(double seconds)
+{
+    if (!(seconds > 0)) {
+        return 1; /* already past: any positive time before now */
+    }
+    if (seconds > 9.0e9) {
+        return INT64_MAX;
+    }
+    /* At least 1: a deadline under a nanosecond is still a deadline (0 means none). */
+    int64_t ns = (int64_t)(seconds * 1e9);
+    return ns > 0 ? ns : 1;
+}
+
+/* A Control for Python: Control.__new__ alone makes a usable one (no deadline). */
+typedef struct {
+    PyObject_HEAD
+    Control control;
+    int initialised; /* __init__ runs once: a search may be reading the others */
+} ControlObject;
+
+static int
+Control_init(ControlObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"deadline", NULL};
+    PyObject *deadline = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &deadline)) {
+        return -1;
+    }
+    int64_t ns = 0;
+    if (deadline != Py_None) {
+        double seconds = PyFloat_AsDouble(deadline);
+        if (seconds == -1.0 && PyErr_Occurred()) {
+            return -1;
+        }
+        ns = seconds_to_ns(seconds);
+    }
+    /* Once, checked after the deadline is read (that may run Python code),
+     * and stored atomically: Control.__new__ alone makes a usable Control
+     * (no deadline) that a search may already be reading. */
+    if (self->initialised) {
+        PyErr_SetString(PyExc_RuntimeError, "a Control is initialised once");
+        return -1;
+    }
+    self->initialised = 1;
+    control_init(&self->control, ns);
+    return 0;
+}
+
+static PyObject *
+Control_cancel(ControlObject *self, PyObject *Py_UNUSED(ignored))
+{
+    control_cancel(&self->control);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Control_shorten(ControlObject *self, PyObject *arg)
+{
+    double seconds = PyFloat_AsDouble(arg);
+    if (seconds == -1.0 && PyErr_Occurred()) {
+        return NULL;
+    }
+    control_shorten(&self->control, seconds_to_ns(seconds));
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Control_get_deadline(ControlObject *self, void *Py_UNUSED(closure))
+{
+    int64_t ns = atomic_load(&self->control.deadline_ns);
+    if (ns == 0) {
+        Py_RETURN_NONE;
+    }
+    return PyFloat_FromDouble((double)ns / 1e9);
+}
+
+static PyObject *
+Control_get_cancelled(ControlObject *self, void *Py_UNUSED(closure))
+{
+    return PyBool_FromLong(atomic_load(&self->control.cancelled));
+}
+
+static PyMethodDef Control_methods[] = {
+    {"cancel", (PyCFunction)Control_cancel, METH_NOARGS,
+     "Stop the search within a few milliseconds; it raises SearchCancelled."},
+    {"shorten", (PyCFunction)Control_shorten, METH_O,
+     "Move the deadline (time.monotonic() seconds) earlier; a later one is ignored."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Control_getset[] = {
+    {"deadline", (getter)Control_get_deadline, NULL, "time.monotonic() seconds, or None", NULL},
+    {"cancelled", (getter)Control_get_cancelled, NULL, "whether cancel() was called", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ControlType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Control",
+    .tp_basicsize = sizeof(ControlObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Control_init,
+    .tp_methods = Control_methods,
+    .tp_getset = Control_getset,
+    .tp_doc = "A search's deadline and cancel flag, safe to change from any thread.",
+};
+
+/* The Control a search is handed: NULL for None (read_control() has checked it). */
+static Control *
+control_of(PyObject *control)
+{
+    return control == Py_None ? NULL : &((ControlObject *)control)->control;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small boards                                                              */
 
 static int
 read_bitboard(PyObject *obj, uint64_t *out, const char *what)
@@ -55,16 +569,18 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
                              "o",     "x_to_move",      "budget",
                              "outcome_budget", "distance_budget", "control",
                              NULL};
-    Shape *shape;
-    Table *table;
+    ShapeObject *shape_object;
+    TableObject *table_object;
     PyObject *xo, *oo, *budget_arg, *outcome_arg, *distance_arg, *control = Py_None;
     int x_to_move;
     uint64_t budget, outcome_budget, distance_budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&O&OOpOOO|O", kwlist, shape_arg, &shape,
-                                     table_arg, &table, &xo, &oo, &x_to_move, &budget_arg,
-                                     &outcome_arg, &distance_arg, &control)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&O&OOpOOO|O", kwlist, shape_arg,
+                                     &shape_object, table_arg, &table_object, &xo, &oo, &x_to_move,
+                                     &budget_arg, &outcome_arg, &distance_arg, &control)) {
         return NULL;
     }
+    Shape *shape = &shape_object->shape;
+    Table *table = &table_object->table;
     if (read_control(control) < 0) {
         return NULL;
     }
@@ -85,14 +601,14 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     Search S = {0};
     S.sh = shape;
     S.tt = table;
-    S.clock.ctl = control == Py_None ? NULL : (Control *)control;
+    S.clock.ctl = control_of(control);
     Node root;
     RootMove moves[MAX_CELLS];
     int count = 0;
     RootResult result;
     /* Keep the shape and table alive while the GIL is released. */
-    Py_INCREF(shape);
-    Py_INCREF(table);
+    Py_INCREF(shape_object);
+    Py_INCREF(table_object);
     Py_XINCREF(control);
     Py_BEGIN_ALLOW_THREADS
     root_node(shape, x, o, x_to_move, &root);
@@ -101,8 +617,8 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     atomic_fetch_add_explicit(&table->misses, S.misses, memory_order_relaxed);
     Py_END_ALLOW_THREADS
     Py_XDECREF(control);
-    Py_DECREF(table);
-    Py_DECREF(shape);
+    Py_DECREF(table_object);
+    Py_DECREF(shape_object);
     free(S.est);
     free(S.zones);
     if (result.stop < 0) {
@@ -149,11 +665,13 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 static int
 parse_position(PyObject *args, Shape **shape, Node *n)
 {
+    ShapeObject *shape_object;
     PyObject *xo, *oo;
     int x_to_move;
-    if (!PyArg_ParseTuple(args, "O&OOp", shape_arg, shape, &xo, &oo, &x_to_move)) {
+    if (!PyArg_ParseTuple(args, "O&OOp", shape_arg, &shape_object, &xo, &oo, &x_to_move)) {
         return -1;
     }
+    *shape = &shape_object->shape;
     uint64_t x, o;
     if (read_position(*shape, xo, oo, &x, &o) < 0) {
         return -1;
@@ -165,15 +683,17 @@ parse_position(PyObject *args, Shape **shape, Node *n)
 static PyObject *
 core_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
-    Shape *shape;
+    ShapeObject *shape_object;
     PyObject *xo, *oo, *nodes_arg;
     int x_to_move;
     uint64_t x, o, nodes;
-    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, &shape, &xo, &oo, &x_to_move, &nodes_arg) ||
-        read_position(shape, xo, oo, &x, &o) < 0 ||
+    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, &shape_object, &xo, &oo, &x_to_move,
+                          &nodes_arg) ||
+        read_position(&shape_object->shape, xo, oo, &x, &o) < 0 ||
         read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
         return NULL;
     }
+    Shape *shape = &shape_object->shape;
     Search S = {0};
     S.sh = shape;
     S.clock.limit = nodes;
@@ -189,10 +709,12 @@ core_heuristic(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *xo, *oo;
     int x_to_move, cell = -1;
-    Shape *shape;
-    if (!PyArg_ParseTuple(args, "O&OOp|i", shape_arg, &shape, &xo, &oo, &x_to_move, &cell)) {
+    ShapeObject *shape_object;
+    if (!PyArg_ParseTuple(args, "O&OOp|i", shape_arg, &shape_object, &xo, &oo, &x_to_move,
+                          &cell)) {
         return NULL;
     }
+    Shape *shape = &shape_object->shape;
     uint64_t x, o;
     if (read_position(shape, xo, oo, &x, &o) < 0) {
         return NULL;
@@ -243,14 +765,15 @@ core_pairing(PyObject *Py_UNUSED(module), PyObject *args)
 static PyObject *
 core_store(PyObject *Py_UNUSED(module), PyObject *args)
 {
-    Shape *shape;
-    Table *table;
+    ShapeObject *shape_object;
+    TableObject *table_object;
     PyObject *xo, *oo;
     int x_to_move, lower, upper;
-    if (!PyArg_ParseTuple(args, "O&O&OOpii", shape_arg, &shape, table_arg, &table, &xo, &oo,
-                          &x_to_move, &lower, &upper)) {
+    if (!PyArg_ParseTuple(args, "O&O&OOpii", shape_arg, &shape_object, table_arg, &table_object,
+                          &xo, &oo, &x_to_move, &lower, &upper)) {
         return NULL;
     }
+    Shape *shape = &shape_object->shape;
     uint64_t x, o;
     if (read_position(shape, xo, oo, &x, &o) < 0) {
         return NULL;
@@ -276,7 +799,7 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
     }
     Search S = {0};
     S.sh = shape;
-    S.tt = table;
+    S.tt = &table_object->table;
     /* The most work an entry can record: replacement keeps it over any search's. */
     tt_store(&S, key0, key1, lower, upper, 0, UINT64_MAX, 0);
     Py_RETURN_NONE;
@@ -285,34 +808,36 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
 static PyObject *
 core_can_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
-    Shape *shape;
-    Table *table;
+    ShapeObject *shape_object;
+    TableObject *table_object;
     PyObject *xo, *oo, *nodes_arg, *control = Py_None;
     int x_to_move, attacker_x;
     uint64_t x, o, nodes;
-    if (!PyArg_ParseTuple(args, "O&O&OOppO|O", shape_arg, &shape, table_arg, &table, &xo, &oo,
-                          &x_to_move, &attacker_x, &nodes_arg, &control) ||
-        read_control(control) < 0 || read_position(shape, xo, oo, &x, &o) < 0 ||
+    if (!PyArg_ParseTuple(args, "O&O&OOppO|O", shape_arg, &shape_object, table_arg,
+                          &table_object, &xo, &oo, &x_to_move, &attacker_x, &nodes_arg,
+                          &control) ||
+        read_control(control) < 0 || read_position(&shape_object->shape, xo, oo, &x, &o) < 0 ||
         read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
         return NULL;
     }
+    Shape *shape = &shape_object->shape;
     Search S = {0};
     S.sh = shape;
-    S.tt = table;
+    S.tt = &table_object->table;
     S.clock.limit = nodes;
-    S.clock.ctl = control == Py_None ? NULL : (Control *)control;
+    S.clock.ctl = control_of(control);
     Node n;
     int result;
-    Py_INCREF(shape);
-    Py_INCREF(table);
+    Py_INCREF(shape_object);
+    Py_INCREF(table_object);
     Py_XINCREF(control);
     Py_BEGIN_ALLOW_THREADS
     root_node(shape, x, o, x_to_move, &n);
     result = prove_nowin(&S, &n, attacker_x == x_to_move, nodes);
     Py_END_ALLOW_THREADS
     Py_XDECREF(control);
-    Py_DECREF(table);
-    Py_DECREF(shape);
+    Py_DECREF(table_object);
+    Py_DECREF(shape_object);
     free(S.zones);
     PyObject *answer = result == NW_UNKNOWN ? Py_None : result == NW_WIN ? Py_True : Py_False;
     return Py_BuildValue("(OK)", answer, (unsigned long long)S.clock.nodes);
@@ -400,14 +925,15 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"rows",   "cols",    "k",         "rule", "table", "x", "o",
                              "x_to_move", "budget", "control", "max_depth", "context", NULL};
     int rows, cols, k, rule, x_to_move, max_depth = 0;
-    Table *table;
+    TableObject *table_object;
     PyObject *xo, *oo, *budget_arg, *control = Py_None, *context_arg = Py_None;
     uint64_t budget;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiO&OOpO|OiO", kwlist, &rows, &cols, &k,
-                                     &rule, table_arg, &table, &xo, &oo, &x_to_move, &budget_arg,
-                                     &control, &max_depth, &context_arg)) {
+                                     &rule, table_arg, &table_object, &xo, &oo, &x_to_move,
+                                     &budget_arg, &control, &max_depth, &context_arg)) {
         return NULL;
     }
+    Table *table = &table_object->table;
     if (max_depth < 0 || max_depth > 60) {
         PyErr_SetString(PyExc_ValueError, "max_depth is 0 (none) to 60");
         return NULL;
@@ -457,12 +983,12 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         goto done;
     }
     S->tt = table;
-    S->clock.ctl = control == Py_None ? NULL : (Control *)control;
+    S->clock.ctl = control_of(control);
     S->clock.limit = budget;
     S->max_depth = max_depth;
     int count = 0;
     BigRootResult result;
-    Py_INCREF(table);
+    Py_INCREF(table_object);
     Py_XINCREF(control);
     Py_BEGIN_ALLOW_THREADS
     big_board_init(&S->board, shape);
@@ -478,7 +1004,7 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     atomic_fetch_add_explicit(&table->misses, S->misses, memory_order_relaxed);
     Py_END_ALLOW_THREADS
     Py_XDECREF(control);
-    Py_DECREF(table);
+    Py_DECREF(table_object);
 
     PyObject *list = PyList_New(count);
     if (list == NULL) {

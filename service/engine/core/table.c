@@ -1,13 +1,8 @@
 /*
- * The shared table (see table.h): its memory, its locks, probes and stores,
- * and the Table type Python creates once per engine.
+ * The shared table (see table.h): its memory, its locks, probes and stores.
+ * The memory and the huge pages are the platform's (platform.h).
  */
 #include "table.h"
-
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/mman.h>
 
 /* Where a mapping's entries start: its first 2 MiB boundary. They take all of
  * it but the HUGE_PAGE_BYTES of slack that the alignment may leave. */
@@ -22,31 +17,14 @@ static void
 release_mapping(Mapping *m)
 {
     if (atomic_fetch_sub_explicit(&m->holders, 1, memory_order_acq_rel) == 1) {
-        munmap(m->base, m->bytes);
+        platform_unmap(m->base, m->bytes);
         free(m);
     }
 }
 
-static int
-Table_init(Table *self, PyObject *args, PyObject *kwds)
+int
+table_init(Table *t, uint64_t size)
 {
-    static char *kwlist[] = {"size_bytes", NULL};
-    PyObject *size_arg;
-    uint64_t size;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &size_arg)) {
-        return -1;
-    }
-    /* At least one bucket; at most MAX_TABLE_BYTES, so that the size with
-     * its alignment slack below cannot wrap. */
-    if (read_count(size_arg, BUCKET_BYTES, MAX_TABLE_BYTES, "size_bytes", &size) < 0) {
-        return -1;
-    }
-    /* Once, checked after the size is read (reading it may run Python code,
-     * this very __init__ included) and with no Python code from here on. */
-    if (self->mapping != NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "a Table is initialised once");
-        return -1;
-    }
     uint64_t buckets = size / BUCKET_BYTES; /* any count: bucket_of() scales the hash */
     /* Zero pages from the kernel, touched only as the table fills: a new
      * table costs nothing until it is used. The entries start on a 2 MiB
@@ -55,95 +33,48 @@ Table_init(Table *self, PyObject *args, PyObject *kwds)
     size_t bytes = (size_t)(buckets * BUCKET_BYTES);
     Mapping *mapping = malloc(sizeof(Mapping));
     if (mapping == NULL) {
-        PyErr_NoMemory();
         return -1;
     }
     mapping->bytes = bytes + HUGE_PAGE_BYTES;
-    mapping->base = mmap(NULL, mapping->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapping->base == MAP_FAILED) {
+    mapping->base = platform_map(mapping->bytes);
+    if (mapping->base == NULL) {
         free(mapping);
-        PyErr_NoMemory();
         return -1;
     }
     atomic_init(&mapping->holders, 1);
-    self->mapping = mapping;
-    self->entries = (Entry *)mapping_entries(mapping);
-    atomic_init(&self->huge_asked, bytes < HUGE_PAGE_BYTES); /* too small to gain */
-    self->buckets = buckets;
+    t->mapping = mapping;
+    t->entries = (Entry *)mapping_entries(mapping);
+    /* Too small to gain, or no huge pages here: never asked. */
+    atomic_init(&t->huge_asked, bytes < HUGE_PAGE_BYTES || !PLATFORM_HUGE_PAGES);
+    t->buckets = buckets;
     for (int i = 0; i < LOCK_STRIPES; i++) {
-        atomic_init(&self->locks[i], 0);
+        atomic_init(&t->locks[i], 0);
     }
-    atomic_init(&self->hits, 0);
-    atomic_init(&self->misses, 0);
-    atomic_init(&self->stored, 0);
-    atomic_init(&self->evictions, 0);
-    atomic_init(&self->filled, 0);
+    atomic_init(&t->hits, 0);
+    atomic_init(&t->misses, 0);
+    atomic_init(&t->stored, 0);
+    atomic_init(&t->evictions, 0);
+    atomic_init(&t->filled, 0);
     return 0;
 }
 
-static void
-Table_dealloc(Table *self)
+void
+table_free(Table *t)
 {
-    if (self->mapping != NULL) {
-        release_mapping(self->mapping);
+    if (t->mapping != NULL) {
+        release_mapping(t->mapping);
+        t->mapping = NULL;
+        t->entries = NULL;
     }
-    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *
-Table_stats(Table *self, PyObject *Py_UNUSED(ignored))
+void
+table_clear(Table *t)
 {
-    return Py_BuildValue("(KKKKKK)", (unsigned long long)atomic_load(&self->hits),
-                         (unsigned long long)atomic_load(&self->misses),
-                         (unsigned long long)atomic_load(&self->filled),
-                         (unsigned long long)atomic_load(&self->evictions),
-                         (unsigned long long)(self->buckets * BUCKET_SLOTS),
-                         (unsigned long long)table_bytes(self));
-}
-
-static PyObject *
-Table_clear(Table *self, PyObject *Py_UNUSED(ignored))
-{
-    /* Only while no search runs: the caller (Engine) holds that guarantee. */
-    if (self->entries != NULL) {
-        memset(self->entries, 0, table_bytes(self));
+    if (t->entries != NULL) {
+        memset(t->entries, 0, table_bytes(t));
     }
-    atomic_store(&self->filled, 0);
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef Table_methods[] = {
-    {"stats", (PyCFunction)Table_stats, METH_NOARGS,
-     "(hits, misses, entries, evictions, capacity_entries, size_bytes)"},
-    {"clear", (PyCFunction)Table_clear, METH_NOARGS, "Forget every entry."},
-    {NULL, NULL, 0, NULL},
-};
-
-PyTypeObject TableType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Table",
-    .tp_basicsize = sizeof(Table),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Table_init,
-    .tp_dealloc = (destructor)Table_dealloc,
-    .tp_methods = Table_methods,
-    .tp_doc = "The shared table of proven bounds, of a fixed size in bytes.",
-};
-
-
-int
-table_arg(PyObject *obj, void *out)
-{
-    if (!PyObject_TypeCheck(obj, &TableType)) {
-        PyErr_SetString(PyExc_TypeError, "table must be a Table");
-        return 0;
-    }
-    if (((Table *)obj)->entries == NULL) {
-        PyErr_SetString(PyExc_ValueError, "the table is not initialised");
-        return 0;
-    }
-    *(Table **)out = (Table *)obj;
-    return 1;
+    atomic_store(&t->filled, 0);
 }
 
 static inline void
@@ -203,18 +134,15 @@ table_probe(Table *t, uint64_t key0, uint64_t key1, int *lower, int *upper, int 
  * 0.36 s past its deadline. A search that touches a region while the kernel
  * collapses it waits for that one 2 MiB region only. The thread holds the
  * mapping until it is done, so a table freed meanwhile is unmapped by the
- * thread; it blocks every signal, which stay the process's other threads'. */
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25
-#endif
-static void *
+ * thread; it blocks every signal, which stay the process's other threads'
+ * (platform_thread_detach()). Linux only: elsewhere huge_asked starts set. */
+static void
 collapse_to_huge_pages(void *arg)
 {
     Mapping *mapping = arg;
     char *entries = mapping_entries(mapping);
     size_t bytes = mapping->bytes - HUGE_PAGE_BYTES;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(entries, bytes, MADV_HUGEPAGE);
+    platform_advise_huge(entries, bytes);
     /* Region by region, and no further once the table is freed (this
      * thread is then the mapping's only holder). */
     for (size_t done = 0; done < bytes; done += HUGE_PAGE_BYTES) {
@@ -223,15 +151,14 @@ collapse_to_huge_pages(void *arg)
         }
         size_t length = bytes - done < HUGE_PAGE_BYTES ? bytes - done : HUGE_PAGE_BYTES;
         /* A region the search wrote to meanwhile may fail with EAGAIN: again. */
+        int again = 0;
         for (int tries = 0; tries < 4; tries++) {
-            if (madvise(entries + done, length, MADV_COLLAPSE) == 0 || errno != EAGAIN) {
+            if (platform_collapse_huge(entries + done, length, &again) == 0 || !again) {
                 break;
             }
         }
     }
-#endif
     release_mapping(mapping);
-    return NULL;
 }
 
 static void
@@ -242,20 +169,7 @@ move_to_huge_pages(Table *t)
         return;
     }
     atomic_fetch_add_explicit(&t->mapping->holders, 1, memory_order_relaxed);
-    pthread_attr_t attr;
-    pthread_t thread;
-    sigset_t all, before;
-    sigfillset(&all);
-    int started = pthread_attr_init(&attr) == 0;
-    if (started) {
-        (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        (void)pthread_attr_setstacksize(&attr, 256 * 1024);
-        pthread_sigmask(SIG_SETMASK, &all, &before);
-        started = pthread_create(&thread, &attr, collapse_to_huge_pages, t->mapping) == 0;
-        pthread_sigmask(SIG_SETMASK, &before, NULL);
-        pthread_attr_destroy(&attr);
-    }
-    if (!started) {
+    if (platform_thread_detach(collapse_to_huge_pages, t->mapping, 256 * 1024) < 0) {
         release_mapping(t->mapping); /* the table stays on small pages */
     }
 }

@@ -74,7 +74,6 @@ typedef struct {
 } Mapping;
 
 typedef struct {
-    PyObject_HEAD
     Entry *entries;
     Mapping *mapping;
     uint64_t buckets;
@@ -83,11 +82,15 @@ typedef struct {
     atomic_int huge_asked; /* see move_to_huge_pages() */
 } Table;
 
-extern PyTypeObject TableType;
-
-/* A "O&" converter: an initialised Table (Table.__new__ alone makes one with
- * no memory), or a TypeError or ValueError. */
-int table_arg(PyObject *obj, void *out);
+/* A table of ``size`` bytes (at least BUCKET_BYTES, at most
+ * MAX_TABLE_BYTES): 0, or -1 when the memory cannot be had. Its memory comes
+ * zeroed and is touched only as it fills. table_free() lets it go (a thread
+ * that still moves it to huge pages unmaps it when done); table_clear()
+ * forgets every entry, only while no search runs. (In Python, the Table type
+ * of module.c wraps one.) */
+int table_init(Table *t, uint64_t size);
+void table_free(Table *t);
+void table_clear(Table *t);
 
 /* A bucket is one cache line, so a probe costs one miss, not two. */
 static inline Entry *

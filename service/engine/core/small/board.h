@@ -4,8 +4,9 @@
  * incrementally as moves are played.
  *
  * Python (geometry.py) hands a Shape its lines, symmetries and static cell
- * order; board.py has validated every position before it gets here, but
- * every argument is checked again because this code handles what clients send.
+ * order (module.c builds it); board.py has validated every position before it
+ * gets here, but every argument is checked again because this code handles
+ * what clients send.
  *
  * Symmetries, stated once: a square has 8, a rectangle 4; each is a
  * permutation of the cells, and a Node keeps its marks seen through every one
@@ -28,7 +29,8 @@
  * and loops over the members go word by word up to the shape's words.
  * Functions take linesets by pointer: passed by value, a 32-byte vector's
  * ABI depends on whether AVX is on. Aligned as its words, not as a vector:
- * a Shape lives where Python's allocator puts it (16 bytes), and the AVX2
+ * a Shape lives where Python's allocator puts it (16 bytes; module.c's
+ * ShapeObject holds it after the object's header), and the AVX2
  * clones of the HOT functions would fault on an aligned load from there. */
 #define LINESET_WORDS 4
 #define MAX_LINES (64 * LINESET_WORDS)
@@ -74,7 +76,6 @@ ls_lowest(const lineset *set)
 }
 
 typedef struct {
-    PyObject_HEAD
     int rows, cols, k, cells, nlines, nsyms, tag;
     int words; /* the words of a lineset that hold lines: (nlines + 63) / 64 */
     int wide;      /* more than NARROW_CELLS cells: see canonical() */
@@ -97,16 +98,7 @@ typedef struct {
     int exact;
     uint64_t flank[MAX_LINES];
     lineset flank_mask[MAX_CELLS];
-    int ready; /* SHAPE_NEW, SHAPE_BUSY while __init__ runs, SHAPE_READY once it succeeded */
 } Shape;
-
-enum { SHAPE_NEW = 0, SHAPE_BUSY = 1, SHAPE_READY = 2 };
-
-extern PyTypeObject ShapeType;
-
-/* A "O&" converter: a Shape whose __init__ has succeeded, or a TypeError or
- * ValueError (Shape.__new__ alone, or a failed __init__, leaves it unready). */
-int shape_arg(PyObject *obj, void *out);
 
 typedef struct {
     uint64_t me, opp;       /* the side to move's marks, the other side's */

@@ -1,0 +1,161 @@
+/*
+ * What the brain asks of the engine, the Python side's Engine and
+ * GameContext in a page: one table for the game and one big-board search
+ * context, renewed from move to move (history halved, killers cleared, the
+ * memo of failed threat searches kept: big_search_renew()), and each
+ * analysis's moves ranked as analysis.py's rank_moves() ranks them: the
+ * public score (score.py: a proven result counts plies, beyond +-1; an
+ * estimate lies inside), higher first, then the lower cell.
+ *
+ * Every board goes to the big-board search (core/big/), 3x3 to 20x20; the
+ * Python brain answers boards up to 8x8 from the exact core first
+ * (docs/brain.md, "The native brain", says what that changes).
+ */
+#include "brain.h"
+
+#include <string.h>
+
+#include "evaluation.h"
+
+/* An unconfirmed win or loss stays an estimate (analysis.py's UNCONFIRMED). */
+#define UNCONFIRMED 0.95
+
+int
+engine_open(Engine *e, uint64_t table_bytes, int max_depth)
+{
+    static int weights_set;
+    if (!weights_set) {
+        /* service/engine/evaluation.json's weights, as Python hands them at import. */
+        big_search_init();
+        if (big_set_evaluation(EVALUATION_PATTERN_WORTH, EVALUATION_KIND_BONUS, EVALUATION_TEMPO) < 0) {
+            return -1;
+        }
+        weights_set = 1;
+    }
+    memset(e, 0, sizeof(*e));
+    e->table_bytes = table_bytes;
+    e->max_depth = max_depth;
+    e->search = big_search_new();
+    e->shape = malloc(sizeof(BigShape));
+    e->found = malloc(sizeof(BigRootMove) * BIG_MAX_CELLS);
+    if (e->search == NULL || e->shape == NULL || e->found == NULL ||
+        table_init(&e->table, table_bytes) < 0) {
+        engine_close(e);
+        return -1;
+    }
+    return 0;
+}
+
+void
+engine_close(Engine *e)
+{
+    table_free(&e->table);
+    big_search_free(e->search);
+    free(e->shape);
+    free(e->found);
+    memset(e, 0, sizeof(*e));
+}
+
+int
+engine_new_game(Engine *e)
+{
+    table_clear(&e->table);
+    big_search_free(e->search);
+    e->search = big_search_new();
+    return e->search == NULL ? -1 : 0;
+}
+
+/* A mark-counted value as a public one (search.py's to_public). */
+static double
+to_public(int internal, int marks)
+{
+    return internal > 0 ? internal + marks : internal < 0 ? internal - marks : 0;
+}
+
+static int
+ranked_before(const MoveScore *a, const MoveScore *b)
+{
+    return a->score > b->score || (a->score == b->score && a->cell < b->cell);
+}
+
+int
+engine_forbidden(Engine *e, const Position *p, int *cells)
+{
+    if (p->rule != RULE_RENJU || !p->x_to_move ||
+        big_shape_init(e->shape, p->rows, p->cols, p->k, p->rule) < 0) {
+        return 0;
+    }
+    BigBoard *b = &e->search->board;
+    big_board_init(b, e->shape);
+    for (int cell = 0; cell < e->shape->cells; cell++) {
+        if (p->stone[cell]) {
+            b->side = p->stone[cell] - 1;
+            big_play(b, cell);
+        }
+    }
+    int count = 0;
+    for (int cell = 0; cell < e->shape->cells; cell++) {
+        if (big_forbidden(b, cell) != FORBID_NONE) {
+            cells[count++] = cell;
+        }
+    }
+    return count;
+}
+
+int
+engine_search(Engine *e, const Position *p, uint64_t budget, Control *control, Analysis *out)
+{
+    BigSearch *S = e->search;
+    /* RULE_* are the core's own rule values (rules.c's PLAYED maps to them). */
+    if (big_shape_init(e->shape, p->rows, p->cols, p->k, p->rule) < 0) {
+        return -1;
+    }
+    big_search_renew(S);
+    S->tt = &e->table;
+    S->clock.ctl = control;
+    S->clock.limit = budget;
+    S->max_depth = e->max_depth;
+    big_board_init(&S->board, e->shape);
+    for (int cell = 0; cell < e->shape->cells; cell++) {
+        if (p->stone[cell]) {
+            S->board.side = p->stone[cell] - 1;
+            big_play(&S->board, cell);
+        }
+    }
+    S->board.side = p->x_to_move ? 0 : 1;
+    int count = 0;
+    BigRootResult result = big_analyze(S, budget, e->found, &count);
+    atomic_fetch_add_explicit(&e->table.hits, S->hits, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->table.misses, S->misses, memory_order_relaxed);
+    out->count = 0;
+    out->stop = result.stop;
+    out->nodes = S->clock.nodes;
+    for (int i = 0; i < count; i++) {
+        const BigRootMove *m = &e->found[i];
+        MoveScore move = {m->cell, 0.0};
+        if (m->exact || m->proven) {
+            move.score = to_public((int)m->value, p->marks);
+        }
+        else if (m->value >= 1 || m->value <= -1) {
+            move.score = m->value > 0 ? UNCONFIRMED : -UNCONFIRMED;
+        }
+        else {
+            move.score = m->value;
+        }
+        /* Insertion into the ranking: a few hundred moves at most. */
+        int at = out->count++;
+        while (at > 0 && ranked_before(&move, &out->moves[at - 1])) {
+            out->moves[at] = out->moves[at - 1];
+            at--;
+        }
+        out->moves[at] = move;
+    }
+    return 0;
+}
+
+int
+analysis_best_move(const Analysis *a)
+{
+    /* Ranked by score then cell: the first is the lowest cell of the best. */
+    return a->count > 0 ? a->moves[0].cell : -1;
+}

@@ -1,0 +1,283 @@
+"""The native brain (``service/brain/native/``): the Linux and Windows
+executables answer the protocol as the Python brain does.
+
+Every test here runs against the Linux executable and the Windows one under
+Wine, except the whole games (the Linux one only: the Windows one runs the
+same C, and a game under Wine costs a minute). Where the answers do not
+depend on a search (errors, notices, forced moves) they are compared with the
+Python brain's to the letter, in process (``test_brain.run``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.engine import Rule
+from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, PATTERN_NAMES, load
+from tests.brain import executables
+from tests.brain.executables import Executable, session
+from tests.brain.manager import Entrant, brain, is_talk, parse_move, parse_swap_answer, play
+from tests.brain.test_brain import LINES_AND_ANSWERS
+from tests.brain.test_brain import run as run_python
+from tests.brain.test_info import plays_renju
+from tests.brain.test_stop import OCCUPIED, POSITION, STOP_BOUND, UNLIMITED
+from tests.brain.test_swap import FORM, stage
+
+NATIVE = Path(__file__).resolve().parents[2] / "service" / "brain" / "native"
+
+
+@pytest.fixture(scope="session")
+def linux_brain() -> Executable:
+    return executables.linux_brain()
+
+
+@pytest.fixture(scope="session")
+def windows_brain() -> Iterator[Executable]:
+    with executables.windows_brain() as executable:
+        yield executable
+
+
+@pytest.fixture(params=["linux", "windows"])
+def native(request: pytest.FixtureRequest) -> Executable:
+    executable: Executable = request.getfixturevalue(f"{request.param}_brain")
+    return executable
+
+
+def spoken(lines: list[str]) -> list[str]:
+    return [line for line in lines if not is_talk(line)]
+
+
+@pytest.mark.parametrize(("lines", "expected"), LINES_AND_ANSWERS)
+def test_each_line_gets_its_answer(
+    native: Executable, lines: list[str], expected: list[str] | None
+) -> None:
+    answers = session(native, lines)
+    if expected is None:
+        assert len(answers) == 1
+    else:
+        assert answers == expected
+
+
+# Sessions whose every line, talk included, is the Python brain's: errors,
+# notices, the documented session, moves no search can choose otherwise.
+FOUR = [f"{x},7,2" for x in range(3, 7)] + ["2,7,1", "0,0,1", "14,14,1"]
+OVERLINE = ["3,7,1", "4,7,1", "5,7,1", "6,7,1", "8,7,1", "0,0,2", "0,2,2", "0,4,2"]
+OVERLINE += ["0,6,2", "0,8,2", "2,14,2"]
+CLOCK = ["INFO timeout_turn 200", "INFO timeout_match 0"]
+SAME_AS_PYTHON = {
+    "documented": [
+        *("START 15", "INFO timeout_turn 1000", "INFO rule 1", "BEGIN", "BOARD"),
+        *("3,7,2", "4,7,2", "5,7,2", "6,7,2", "2,7,1", "0,0,1", "14,14,1", "DONE"),
+        *("TAKEBACK 7,7", "ABOUT", "END"),
+    ],
+    "a four blocked": ["START 15", *CLOCK, "BOARD", *FOUR, "DONE"],
+    "exactly five": ["START 15", "INFO rule 1", *CLOCK, "BOARD", *OVERLINE, "DONE"],
+    "renju as exactly five": ["START 15", "INFO rule 4", *CLOCK, "BOARD", *OVERLINE, "DONE"],
+    "rule notices": [f"INFO rule {value}" for value in (2, 3, 7, 8, 16, 17, -1)] + ["ABOUT"],
+    "info notices": [
+        *("START 15", "INFO timeout_turn soon", "INFO time_left", "INFO max_memory -5"),
+        *("INFO max_depth 99", "INFO rule 1.5", "INFO timeout_match 0x10", "ABOUT"),
+    ],
+    "board errors": [
+        *("START 15", "BOARD", "7,7", "DONE", "BOARD", "7,7,9", "DONE", "BOARD", "1,x,2"),
+        *("DONE", "BOARD", "3,4,1", "3,4,2", "DONE", "ABOUT"),
+    ],
+    "a finished game": ["START 15", "BOARD", *[f"{x},7,2" for x in range(5)], "DONE"],
+    "a dead stone's cell": ["START 15", *CLOCK, "BOARD", "7,7,3", "DONE", "TURN 7,7", "BEGIN"],
+    "a dead stone that would make a row for either side": [
+        *("START 15", "BOARD", *(f"{x},7,2" for x in range(4)), *(f"4,{y},1" for y in range(3, 7))),
+        *("4,7,3", "DONE"),
+    ],
+    "a dead stone never counted on": [
+        *("START 15", *CLOCK, "BOARD", "3,5,3", "4,5,1", "5,5,1", "6,5,1", "2,9,1"),
+        *(f"{x},9,2" for x in range(3, 7)),
+        *("0,0,2", "DONE"),
+    ],
+    "takeback": ["START 15", "INFO timeout_turn 100", "BEGIN", "TAKEBACK 7,7", "BEGIN"],
+    "swap stages refused": [
+        *("START 15", "INFO rule 6", "SWAP2BOARD", "7,7", "DONE", "INFO rule 5", "SWAP2BOARD"),
+        *("1,1", "2,2", "3,3", "4,4", "5,5", "DONE", "SWAP2BOARD", "1,1,3", "DONE"),
+        *("SWAP2BOARD", "99,1", "DONE", "SWAP2BOARD", "7,7,1,1", "DONE"),
+    ],
+    "unknown commands": [
+        "FOO bar",
+        "start 15",
+        "Swap",
+        "info timeout_turn soon",
+        "restart",
+        "ABOUT",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", SAME_AS_PYTHON)
+def test_the_answers_are_the_python_brains(native: Executable, name: str) -> None:
+    lines = SAME_AS_PYTHON[name]
+    answers = session(native, lines)
+    expected = run_python(*lines)
+    if name == "a dead stone's cell":  # BOARD's move is the search's: any but the dead cell
+        assert parse_move(answers[1]) != (7, 7)
+        answers[1] = expected[1]
+    assert answers == expected
+
+
+def test_a_move_is_legal_and_the_game_goes_on(native: Executable) -> None:
+    answers = spoken(session(native, ["START 15", *CLOCK, "BEGIN", "TURN 0,0", "TURN 0,1"]))
+    moves = [parse_move(answer) for answer in answers[1:]]
+    assert answers[0] == "OK" and moves[0] == (7, 7) and len(set(moves)) == 3
+    assert all(0 <= x < 15 and 0 <= y < 15 and (x, y) not in {(0, 0), (0, 1)} for x, y in moves)
+
+
+@pytest.mark.parametrize("size", [3, 5, 8, 20])
+def test_every_size_is_played(native: Executable, size: int) -> None:
+    """The native brain plays every board in the big-board search, 3x3 included."""
+    answers = spoken(session(native, [f"START {size}", *CLOCK, "BEGIN", "TURN 0,0"]))
+    assert answers[0] == "OK" and len(answers) == 3
+    for x, y in map(parse_move, answers[1:]):
+        assert 0 <= x < size and 0 <= y < size and (x, y) != (0, 0)
+
+
+def test_a_turn_is_kept_to_its_clock(native: Executable) -> None:
+    """A move on a quiet board answers within its turn: the clock is read."""
+    started = time.monotonic()
+    answers = spoken(session(native, ["START 15", "INFO timeout_turn 300", *POSITION]))
+    assert answers[0] == "OK" and parse_move(answers[1]) not in OCCUPIED
+    assert time.monotonic() - started < 5.0  # not the default turn of 5 s
+
+
+def test_no_info_line_is_answered(native: Executable) -> None:
+    values = ["1000", "0", "-1", "2147483647", "9" * 40, "soon", "", "1.5", "  12  "]
+    keys = ["timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "max_depth"]
+    every = [f"INFO {key} {value}" for key in keys for value in values]
+    lines = ["START 15", *every, "INFO", "INFO " + "9" * 5000, *CLOCK, "INFO time_left 2147483647"]
+    answers = spoken(session(native, [*lines, "BEGIN"]))
+    assert answers[0] == "OK" and len(answers) == 2
+    parse_move(answers[1])
+
+
+@pytest.mark.parametrize("stop", ["STOP", "YXSTOP"])
+def test_stop_ends_an_unlimited_search_with_its_best_move(native: Executable, stop: str) -> None:
+    with brain(native.command, native.env) as process:
+        assert process.ask("START 15") == "OK"
+        process.info(*UNLIMITED)
+        process.send(*POSITION)
+        with pytest.raises(TimeoutError):
+            process.answer(timeout=0.5)  # still thinking, as told
+        sent = time.monotonic()
+        x, y = parse_move(process.ask(stop, timeout=STOP_BOUND))
+        assert time.monotonic() - sent < STOP_BOUND
+        assert 0 <= x < 15 and 0 <= y < 15 and (x, y) not in OCCUPIED
+        process.info("INFO timeout_turn 100")
+        parse_move(process.ask("TURN 0,0"))
+
+
+def test_renju_is_played_and_its_forbidden_cells_shown(native: Executable) -> None:
+    with brain(native.command, native.env) as process:
+        plays_renju(process, 4)
+
+
+def test_end_ends_a_search_and_the_process_at_once(native: Executable) -> None:
+    with brain(native.command, native.env) as process:
+        assert process.ask("START 15") == "OK"
+        process.info(*UNLIMITED)
+        process.send(*POSITION)
+        time.sleep(0.3)
+        process.send("END")
+        assert process.process.wait(timeout=STOP_BOUND) == 0
+        process.reader.join(timeout=STOP_BOUND)
+        assert spoken(process.transcript) == ["OK", process.transcript[-1]]
+        assert process.transcript[-1].startswith('name="')
+
+
+def test_a_stop_already_read_stops_a_search_until_told(native: Executable) -> None:
+    answers = spoken(session(native, ["START 15", *UNLIMITED, *POSITION, "STOP", "ABOUT"]))
+    assert answers[0] == "OK" and answers[-1].startswith('name="')
+    assert parse_move(answers[1]) not in OCCUPIED
+
+
+@pytest.mark.parametrize(
+    ("rule", "kind"),
+    [(6, "empty"), (6, "three"), (6, "five"), (5, "one"), (5, "three, White ahead")],
+)
+def test_every_swap_stage_is_answered_legally(native: Executable, rule: int, kind: str) -> None:
+    stones = stage(15, kind)
+    lines = ["START 15", f"INFO rule {rule}", "INFO timeout_turn 300", "SWAP2BOARD"]
+    lines += [f"{x},{y}" for x, y in stones] + ["DONE", "ABOUT"]
+    answers = spoken(session(native, lines))
+    assert answers[0] == "OK" and answers[2].startswith('name="')
+    assert FORM.fullmatch(answers[1]), answers[1]
+    parse_swap_answer(answers[1], stones, 15, swap2=rule == 6)
+
+
+def test_a_lopsided_opening_takes_the_side_it_favours(native: Executable) -> None:
+    """Black's two stones together, White's lost in a corner: SWAP (take Black)."""
+    stones = stage(15, "three, Black ahead")
+    lines = ["START 15", "INFO rule 6", "INFO timeout_turn 1000", "SWAP2BOARD"]
+    answers = spoken(session(native, [*lines, *(f"{x},{y}" for x, y in stones), "DONE"]))
+    assert answers[1] == "SWAP"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("size", "rule"), [(15, Rule.FREESTYLE), (20, Rule.EXACT)])
+def test_a_whole_game_against_the_python_brain(
+    linux_brain: Executable, size: int, rule: Rule
+) -> None:
+    native = Entrant(linux_brain.command)
+    game = play(size, rule, turn_ms=150, entrants=(native, Entrant()))
+    assert game.forfeit is None
+    assert game.winner is not None or game.board().is_full()
+
+
+def test_the_executables_need_no_python(linux_brain: Executable, windows_brain: Executable) -> None:
+    """Linux: static (no interpreter, no shared library). Windows: the system's
+    DLLs only."""
+    headers = subprocess.run(
+        ["objdump", "-p", linux_brain.command[0]], capture_output=True, text=True, check=True
+    ).stdout
+    assert "NEEDED" not in headers and "INTERP" not in headers
+    imports = subprocess.run(
+        ["x86_64-w64-mingw32-objdump", "-p", windows_brain.command[-1]],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert set(re.findall(r"DLL Name: (\S+)", imports)) == {"KERNEL32.dll", "msvcrt.dll"}
+
+
+def test_the_evaluation_weights_are_the_python_sides() -> None:
+    """evaluation.h copies service/engine/evaluation.json (the core has no JSON)."""
+    weights = load(EVALUATION_FILE)
+    header = (NATIVE / "evaluation.h").read_text()
+    rows = [
+        [int(number) for number in row.split(",")]
+        for row in re.findall(r"^\s*\{([-\d, ]+)\},$", header, re.MULTILINE)
+    ]
+    assert rows == [
+        list(weights.pattern_worth),
+        list(weights.pattern_worth_other),
+        list(weights.kind_bonus),
+        list(weights.kind_bonus_other),
+    ]
+    assert f"EVALUATION_TEMPO = {weights.tempo};" in header
+    assert len(PATTERN_NAMES) == len(rows[0]) and len(KIND_NAMES) == len(rows[2])
+
+
+@pytest.mark.skipif("TTT_TEST_BRAIN" not in os.environ, reason="make sanitize sets TTT_TEST_BRAIN")
+def test_a_sanitized_build_plays_a_session() -> None:
+    """make sanitize: the native brain built with AddressSanitizer and
+    UndefinedBehaviorSanitizer plays moves, a swap opening and a stop."""
+    sanitized = Executable("sanitized", (os.environ["TTT_TEST_BRAIN"],))
+    lines = ["START 15", *CLOCK, "BEGIN", "TURN 0,0", "INFO rule 6", "SWAP2BOARD", "DONE"]
+    lines += [*UNLIMITED, *POSITION, "STOP", "ABOUT"]
+    answers = spoken(session(sanitized, lines, timeout=300))
+    assert answers[0] == "OK" and answers[-1].startswith('name="') and len(answers) == 6
+    assert session(sanitized, SAME_AS_PYTHON["documented"]) == run_python(
+        *SAME_AS_PYTHON["documented"]
+    )
