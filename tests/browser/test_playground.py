@@ -374,3 +374,108 @@ def test_hints_stay_legible_on_a_20x20_board(page: Page, artifacts: Path) -> Non
         assert fits[0] >= 8.5 and fits[1], (index, fits)
     expect(page.locator("#omitted")).to_contain_text(f"{answer['omitted']['count']} others")
     page.screenshot(path=artifacts / "playground-20x20.png", full_page=True)
+
+
+# -- renju --------------------------------------------------------------------------
+
+RENJU = "15,15,5,renju"
+# X to move, and h8 (cell 112) would make two open threes (g8-i8 and h7-h9):
+# forbidden to X as a double three.
+DOUBLE_THREE = ["g8", "a1", "i8", "a3", "h7", "a5", "h9", "a7"]
+H8 = 112
+
+
+def load_renju(page: Page, moves: list[str]) -> None:
+    page.select_option("#setup [name=preset]", RENJU)
+    page.fill("#load-board", " ".join(moves))
+    page.click("#load button[type=submit]")
+    settle(page)
+
+
+def marked_forbidden(page: Page) -> dict[int, str]:
+    """The cells the page marks as forbidden to X, with their titles."""
+    return {
+        int(button.get_attribute("data-index") or -1): button.get_attribute("title") or ""
+        for button in page.locator("#board button.forbidden").all()
+    }
+
+
+def forbidden_titles(answer: Json) -> dict[int, str]:
+    """What the page should mark, from an analysis answer's `forbidden`."""
+    return {
+        cell["index"]: f"forbidden to X: {cell['kind'].replace('-', ' ')}"
+        for cell in answer["forbidden"]
+    }
+
+
+def test_the_renju_preset_chooses_the_rule_and_explains_it(page: Page) -> None:
+    note = page.locator("#rule-note")
+    expect(note).to_be_hidden()
+    page.select_option("#setup [name=preset]", RENJU)
+    for field, value in {"rows": "15", "cols": "15", "k": "5", "rule": "renju"}.items():
+        expect(page.locator(f"#setup [name={field}]")).to_have_value(value)
+    expect(note).to_be_visible()
+    expect(note).to_contain_text(
+        "may not play an overline (six or more), a double four or a double three"
+    )
+    # X is to move: the page asks the server which cells X may not play.
+    with page.expect_request("**/v1/analysis") as request:
+        page.click("#setup button[type=submit]")
+    settle(page)
+    assert request.value.post_data_json["rule"] == "renju"
+    expect(page.locator("#board")).to_have_attribute(
+        "aria-label",
+        "Board, 15 by 15, renju: X needs exactly 5 in a row and may not play the cells "
+        "marked forbidden, O 5 or more",
+    )
+    assert marked_forbidden(page) == {}  # none on the empty board
+    page.select_option("#setup [name=rule]", "freestyle")
+    expect(page.locator("#setup [name=preset]")).to_have_value("15,15,5,freestyle")
+    expect(note).to_be_hidden()
+
+
+def test_renju_marks_the_cells_forbidden_to_x(page: Page, base_url: str) -> None:
+    """From the loaded game's analysis, then from the analysis the page asks for
+    on each of X's turns (after the engine's reply, after an undo)."""
+    load_renju(page, DOUBLE_THREE)
+    expected = forbidden_titles(
+        analyse(base_url, moves=DOUBLE_THREE, rule="renju", time_limit_ms=1)
+    )
+    assert expected == {H8: "forbidden to X: double three"}
+    assert marked_forbidden(page) == expected
+    h8 = cell(page, H8)
+    expect(h8).to_have_text("\N{MULTIPLICATION SIGN}")
+    expect(h8).to_have_attribute(
+        "aria-label", "h8: row 8, column 8, empty, forbidden to X: double three"
+    )
+    expect(h8).to_have_attribute("aria-disabled", "true")
+
+    with page.expect_response("**/v1/analysis") as response:
+        cell(page, 14).click()  # o15, far from everything; the engine answers
+    settle(page)
+    assert position(page).count("O") == 5
+    assert marked_forbidden(page) == forbidden_titles(response.value.json())
+
+    with page.expect_request("**/v1/analysis"):
+        page.click("#undo")
+    settle(page)
+    assert marked_forbidden(page) == expected
+
+
+def test_a_click_on_a_forbidden_cell_is_refused_with_the_reason(page: Page) -> None:
+    load_renju(page, DOUBLE_THREE)
+    before = position(page)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    # A real click: force, since Playwright clicks no aria-disabled element, and a
+    # forbidden cell is aria-disabled like an occupied one.
+    cell(page, H8).click(force=True)
+    settle(page)
+    expect(page.locator("#status")).to_have_text(
+        "h8 is forbidden to X: double three. Your turn: you play X."
+    )
+    expect(cell(page, H8)).to_have_attribute(
+        "aria-label", "h8: row 8, column 8, empty, forbidden to X: double three"
+    )
+    assert position(page) == before
+    assert asked == []  # nothing was sent: the server would have taken the board as given

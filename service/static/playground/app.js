@@ -1,6 +1,7 @@
 // The playground: a game against the engine, written as a plain client of the
 // public API. The page holds no game rules beyond whose turn it is: the server
-// says which boards are legal, what the engine plays, and when the game is over.
+// says which boards are legal, what the engine plays, when the game is over and,
+// under renju, which cells X may not play.
 import { ApiProblem, observeExchanges, post } from "./api.js";
 
 const EMPTY = ".";
@@ -21,6 +22,7 @@ const position = document.querySelector("#position");
 const loadForm = document.querySelector("#load");
 const colLabels = document.querySelector("#col-labels");
 const rowLabels = document.querySelector("#row-labels");
+const ruleNote = document.querySelector("#rule-note");
 const omittedNote = document.querySelector("#omitted");
 
 let game; // see newGame()
@@ -58,6 +60,8 @@ function boardFields() {
 }
 
 const isHumansTurn = () => game.status === "in_progress" && sideToMove() === game.human;
+/** Under renju X may not play some cells, and only an analysis lists them. */
+const needsForbidden = () => game.rule === "renju" && sideToMove() === "X";
 const isBig = () => Math.max(game.rows, game.cols) >= BIG;
 /** Gomoku notation: the column's letter from a, the row's number from 1 at the bottom. */
 const coordinate = (index) =>
@@ -107,10 +111,25 @@ async function engineTurn() {
   game.last = answer.move.index;
 }
 
-async function refreshHints() {
-  if (!hintsToggle.checked || game.hints || !isHumansTurn()) return;
-  const answer = await call("/v1/analysis", boardFields());
-  if (answer) {
+/** Map from cell index to why X may not play it ("double-three"), from an analysis. */
+const forbiddenCells = (answer) => new Map(answer.forbidden.map((cell) => [cell.index, cell.kind]));
+
+/** Ask for the current position's analysis when the page needs something from it:
+ *  the hints, if shown, and under renju on X's turn X's forbidden cells. The page
+ *  sends board text, which cannot show the order of the moves, so the server
+ *  cannot refuse a forbidden move in /v1/move: the page must keep X off them. */
+async function refreshAnalysis() {
+  if (!isHumansTurn()) return;
+  const wantHints = hintsToggle.checked && !game.hints;
+  const wantForbidden = needsForbidden() && !game.forbidden;
+  if (!wantHints && !wantForbidden) return;
+  // The forbidden cells come from the board, not the search: for them alone the
+  // shortest search will do (a full one takes the server's deadline on big boards).
+  const body = wantHints ? boardFields() : { ...boardFields(), time_limit_ms: 1 };
+  const answer = await call("/v1/analysis", body);
+  if (!answer) return;
+  game.forbidden = forbiddenCells(answer);
+  if (wantHints) {
     game.hints = new Map(answer.moves.map((move) => [move.index, move]));
     game.omitted = answer.omitted;
   }
@@ -138,23 +157,34 @@ function newGame() {
     history: [], // positions before each of your moves, for undo
     hints: null, // Map from cell index to its value, for the current position
     omitted: null, // what the current position's analysis left out (big boards)
+    forbidden: null, // Map from cell index to why X may not play it (renju)
+    refused: null, // the forbidden cell you last clicked, and why, for the status line
     lastMove: null, // the engine's last answer
     last: null, // the cell of the last stone, either side's
   };
   clearError();
   act(async () => {
     if (!isHumansTurn()) await engineTurn();
-    await refreshHints();
+    await refreshAnalysis();
   });
 }
 
 function play(index) {
   if (pending || !isHumansTurn() || game.cells[index] !== EMPTY) return;
   clearError();
+  const forbidden = game.forbidden?.get(index);
+  if (forbidden) {
+    // The server would take the board as given: the page says no, and why.
+    game.refused = { index, kind: forbidden };
+    render();
+    return;
+  }
   game.history.push({ cells: [...game.cells], lastMove: game.lastMove, last: game.last });
   version += 1;
   game.cells[index] = game.human;
   game.hints = null;
+  game.forbidden = null;
+  game.refused = null;
   game.lastMove = null;
   game.last = index;
   act(async () => {
@@ -171,7 +201,7 @@ function play(index) {
       restore(game.history.pop()); // no answer: take your move back
       throw error;
     }
-    await refreshHints();
+    await refreshAnalysis();
   });
 }
 
@@ -183,6 +213,8 @@ function restore(snapshot) {
     lines: [],
     hints: null,
     omitted: null,
+    forbidden: null,
+    refused: null,
   });
 }
 
@@ -190,7 +222,7 @@ function undo() {
   if (!game.history.length) return;
   clearError();
   restore(game.history.pop());
-  act(refreshHints);
+  act(refreshAnalysis);
 }
 
 /** A game as its moves ("h8 h9 i9", or cell indices), or null for board text. */
@@ -228,6 +260,8 @@ function loadPosition(text) {
       history: [],
       hints: new Map(answer.moves.map((move) => [move.index, move])),
       omitted: answer.omitted,
+      forbidden: forbiddenCells(answer),
+      refused: null,
       lastMove: null,
       last: moves ? readBoardIndex(answer, moves.at(-1)) : null,
     };
@@ -246,6 +280,8 @@ function readBoardIndex(answer, move) {
 
 const signed = (score) => `${score >= 0 ? "+" : ""}${score.toFixed(2)}`;
 const plies = (count) => (count === 1 ? "1 ply" : `${count} plies`);
+/** "forbidden to X: double three", from the analysis's kind ("double-three"). */
+const forbiddenText = (kind) => `forbidden to X: ${kind.replaceAll("-", " ")}`;
 
 /** "W3", "D", "L4" for proven values, "W" or "L" when only the outcome is proven
  *  (the distance is not), "~+0.25" for estimates ("+25", in hundredths, on big
@@ -314,31 +350,47 @@ function renderBoard() {
   }
   frame.classList.toggle("big", isBig());
   renderLabels();
-  const rule = game.rule === "exact" ? `exactly ${game.k}` : `${game.k}`;
-  boardView.setAttribute("aria-label", `Board, ${game.rows} by ${game.cols}, ${rule} in a row`);
+  const rule = {
+    freestyle: `${game.k} in a row`,
+    exact: `exactly ${game.k} in a row`,
+    renju:
+      `renju: X needs exactly ${game.k} in a row and may not play the cells marked ` +
+      `forbidden, O ${game.k} or more`,
+  }[game.rule];
+  boardView.setAttribute("aria-label", `Board, ${game.rows} by ${game.cols}, ${rule}`);
   boardView.setAttribute("aria-busy", String(pending > 0));
   const winning = new Set(game.lines.flat());
   const canPlay = isHumansTurn() && !pending;
   [...boardView.children].forEach((button, index) => {
     const mark = game.cells[index];
     const hint = mark === EMPTY && hintsToggle.checked ? game.hints?.get(index) : undefined;
+    // Shown on your turn only: a finished game has no forbidden cells.
+    const forbidden = mark === EMPTY && isHumansTurn() ? game.forbidden?.get(index) : undefined;
     const row = Math.floor(index / game.cols);
     const name = `${coordinate(index)}: row ${row + 1}, column ${(index % game.cols) + 1}`;
     let label = `${name}, ${mark === EMPTY ? "empty" : mark}`;
     if (hint) label += `, ${hintSpoken(hint)}`;
+    if (forbidden) label += `, ${forbiddenText(forbidden)}`;
     if (index === game.last) label += ", last move";
     if (winning.has(index)) label += ", winning line";
     button.setAttribute("aria-label", label);
-    button.setAttribute("aria-disabled", String(mark !== EMPTY || !canPlay));
+    button.setAttribute("aria-disabled", String(mark !== EMPTY || !canPlay || Boolean(forbidden)));
+    if (forbidden) button.title = forbiddenText(forbidden);
+    else button.removeAttribute("title");
     button.tabIndex = index === focused ? 0 : -1;
     button.dataset.mark = mark;
     button.classList.toggle("winning", winning.has(index));
     button.classList.toggle("last", index === game.last);
     button.classList.toggle("hinted", Boolean(hint));
     button.classList.toggle("estimate", Boolean(hint && !hint.outcome));
+    button.classList.toggle("forbidden", Boolean(forbidden));
     button.style.setProperty("--hint", hint ? hintColour(hint) : "");
-    button.firstChild.className = hint ? "hint" : "mark";
-    button.firstChild.textContent = hint ? hintLabel(hint) : mark === EMPTY ? "" : mark;
+    // An analysis never lists a forbidden cell among its moves, so no cell has both.
+    const text = button.firstChild;
+    text.className = forbidden ? "forbidden-mark" : hint ? "hint" : "mark";
+    if (forbidden) text.textContent = "×";
+    else if (hint) text.textContent = hintLabel(hint);
+    else text.textContent = mark === EMPTY ? "" : mark;
   });
 }
 
@@ -350,6 +402,10 @@ function statusText() {
       : `The engine wins (${engine}).`;
   }
   if (game.status === "drawn") return "Draw: the board is full.";
+  if (isHumansTurn() && game.refused) {
+    const { index, kind } = game.refused;
+    return `${coordinate(index)} is ${forbiddenText(kind)}. Your turn: you play ${game.human}.`;
+  }
   if (isHumansTurn()) return `Your turn: you play ${game.human}.`;
   return pending ? `The engine (${engine}) is thinking…` : `The engine (${engine}) is to move.`;
 }
@@ -449,8 +505,14 @@ function showSetup() {
   setup.rule.value = game.rule;
   offerK(game.k);
   matchPreset();
+  explainRule();
   setup.human.value = game.human;
   setup.first.value = game.first === game.human ? "you" : "engine";
+}
+
+/** Renju needs a word more than its option's name: show it while it is chosen. */
+function explainRule() {
+  ruleNote.hidden = setup.rule.value !== "renju";
 }
 
 // -- events --------------------------------------------------------------------------
@@ -469,6 +531,7 @@ function applyPreset() {
   setup.cols.value = cols;
   offerK(Number(k));
   setup.rule.value = rule;
+  explainRule();
 }
 
 fillSelect(setup.rows, SIZES, 3);
@@ -484,12 +547,13 @@ setup.cols.addEventListener("change", () => {
   matchPreset();
 });
 for (const field of [setup.k, setup.rule]) field.addEventListener("change", matchPreset);
+setup.rule.addEventListener("change", explainRule);
 setup.addEventListener("submit", (event) => {
   event.preventDefault();
   newGame();
 });
 undoButton.addEventListener("click", undo);
-hintsToggle.addEventListener("change", () => act(refreshHints));
+hintsToggle.addEventListener("change", () => act(refreshAnalysis));
 loadForm.addEventListener("submit", (event) => {
   event.preventDefault();
   loadPosition(loadForm.board.value.trim());
