@@ -135,21 +135,19 @@ $(FUZZ_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
 	$(CC) $(CHECKED_CORE_FLAGS) -fsanitize=undefined -fsanitize-undefined-trap-on-error \
 		-fstack-protector-all -I$(PY_INCLUDE) $(CORE_C) -o $@
 
-# The native brain with both sanitizers, driven through one protocol session
-# (tests/brain/test_native.py picks it up from TTT_TEST_BRAIN).
+# The native brain with both sanitizers, driven through protocol sessions by
+# tests/brain/test_native.py (which builds it with make when it is missing).
 SANITIZED_BRAIN := build/sanitized/pbrain-tictactoe
 $(SANITIZED_BRAIN): $(BRAIN_SOURCES)
 	mkdir -p $(@D)
 	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread \
 		-fsanitize=address,undefined -fno-sanitize-recover=all $(BRAIN_C) -lm -o $@
 
-sanitize: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE) $(SANITIZED_BRAIN)
+sanitize: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
 	rm -rf build/fuzz/new && mkdir -p build/fuzz/new
 	TTT_TEST_CORE=$(FUZZ_CORE) $(PY) -m tests.fuzz.run build/fuzz/new tests/fuzz/corpus \
 		-max_total_time=30 $(FUZZ_FLAGS)
 	$(WITH_SANITIZED_CORE) $(PY) -m pytest -p tests.core_under_test $(SANITIZED_TESTS) -q -p no:cacheprovider
-	TTT_TEST_BRAIN=$(SANITIZED_BRAIN) $(PY) -m pytest tests/brain/test_native.py -q -p no:cacheprovider \
-		-k sanitized
 
 # Fuzz the library's boundary for FUZZ_SECONDS, adding what is new to the
 # committed corpus, then replay the corpus on the ASan build. A finding stops

@@ -46,6 +46,15 @@ def linux_brain() -> Executable:
     return Executable("linux", (str(build("brain", LINUX_BRAIN)),))
 
 
+SANITIZED_BRAIN = ROOT / "build" / "sanitized" / "pbrain-tictactoe"
+
+
+def sanitized_brain() -> Executable:
+    """The Linux brain built with AddressSanitizer and UndefinedBehaviorSanitizer."""
+    target = str(SANITIZED_BRAIN.relative_to(ROOT))
+    return Executable("sanitized", (str(build(target, SANITIZED_BRAIN)),))
+
+
 def find_wine() -> str:
     for loader in WINE_LOADERS:
         found = shutil.which(loader)

@@ -10,7 +10,6 @@ Python brain's to the letter, in process (``test_brain.run``).
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
@@ -269,11 +268,11 @@ def test_the_evaluation_weights_are_the_python_sides() -> None:
     assert len(PATTERN_NAMES) == len(rows[0]) and len(KIND_NAMES) == len(rows[2])
 
 
-@pytest.mark.skipif("TTT_TEST_BRAIN" not in os.environ, reason="make sanitize sets TTT_TEST_BRAIN")
 def test_a_sanitized_build_plays_a_session() -> None:
-    """make sanitize: the native brain built with AddressSanitizer and
-    UndefinedBehaviorSanitizer plays moves, a swap opening and a stop."""
-    sanitized = Executable("sanitized", (os.environ["TTT_TEST_BRAIN"],))
+    """The native brain built with AddressSanitizer and UndefinedBehaviorSanitizer
+    (built here by make when missing) plays moves, a swap opening, a stop and
+    renju's forbidden cells."""
+    sanitized = executables.sanitized_brain()
     lines = ["START 15", *CLOCK, "BEGIN", "TURN 0,0", "INFO rule 6", "SWAP2BOARD", "DONE"]
     lines += [*UNLIMITED, *POSITION, "STOP", "ABOUT"]
     answers = spoken(session(sanitized, lines, timeout=300))
@@ -281,3 +280,5 @@ def test_a_sanitized_build_plays_a_session() -> None:
     assert session(sanitized, SAME_AS_PYTHON["documented"]) == run_python(
         *SAME_AS_PYTHON["documented"]
     )
+    with brain(sanitized.command, sanitized.env) as process:
+        plays_renju(process, 4)
