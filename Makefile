@@ -8,8 +8,12 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
 # The compiled search core: a change to its source reinstalls (rebuilds) it.
-CORE_SOURCES := setup.py $(wildcard service/engine/core/*.[ch] service/engine/core/*/*.[ch])
+# The extension holds the Gomocup brain too (setup.py): its C but main.c,
+# which only the brain's executables have.
+CORE_SOURCES := setup.py $(wildcard service/engine/core/*.[ch] service/engine/core/*/*.[ch]) \
+	$(wildcard service/brain/native/*.[ch])
 CORE_C := $(wildcard service/engine/core/*.c service/engine/core/*/*.c)
+EXTENSION_C := $(CORE_C) $(filter-out service/brain/native/main.c,$(wildcard service/brain/native/*.c))
 # The TypeScript client's development packages, from its committed lockfile.
 TS_CLIENT := clients/typescript
 NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
@@ -47,9 +51,9 @@ debian-packages:
 mingw:
 	@bash .ci/install-debian-packages.sh $(MINGW_PACKAGE)
 
-# The native brain (service/brain/native/, docs/brain.md#the-native-brain): the
-# protocol in C over every file of the core but its Python glue, one static
-# executable with no Python, for Linux (make brain) and, cross-built with
+# The brain's executables (service/brain/native/, docs/brain.md#the-executables):
+# the protocol in C over every file of the core but its Python glue, and
+# main.c, one static executable with no Python, for Linux (make brain) and, cross-built with
 # MinGW-w64, for Windows (make brain-windows: KERNEL32 and msvcrt its only
 # DLLs; its main thread, which searches, gets Linux's 8 MiB of stack, not
 # Windows' 1 MiB).
@@ -119,7 +123,7 @@ SANITIZED_TESTS := tests/engine/test_differential.py tests/engine/test_knowledge
 $(SANITIZED_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
 	mkdir -p $(@D)
 	$(CC) $(CHECKED_CORE_FLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-I$(PY_INCLUDE) $(CORE_C) -o $@
+		-I$(PY_INCLUDE) $(EXTENSION_C) -o $@
 
 # The fuzzer's build of the core. Its coverage comes from the Python side
 # (atheris instruments the modules; GCC cannot build libFuzzer's coverage),
@@ -133,7 +137,7 @@ FUZZ_FLAGS := -timeout=10 -artifact_prefix=build/fuzz/
 $(FUZZ_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
 	mkdir -p $(@D)
 	$(CC) $(CHECKED_CORE_FLAGS) -fsanitize=undefined -fsanitize-undefined-trap-on-error \
-		-fstack-protector-all -I$(PY_INCLUDE) $(CORE_C) -o $@
+		-fstack-protector-all -I$(PY_INCLUDE) $(EXTENSION_C) -o $@
 
 # The native brain with both sanitizers, driven through protocol sessions by
 # tests/brain/test_native.py (which builds it with make when it is missing).

@@ -18,10 +18,14 @@ if platform.machine().lower() in ("x86_64", "amd64"):
 flags += os.environ.get("TTT_CORE_CFLAGS", "").split()
 
 # The core is a folder of files by concept (service/engine/core/common.h says
-# which); every C file in it is part of the one extension module.
+# which); every C file in it is part of the one extension module. So is the
+# Gomocup brain (service/brain/native/, run by ``_core.run_brain``), but for
+# main.c, which only its standalone executables have (`make brain`).
 CORE = Path("service/engine/core")
+BRAIN = Path("service/brain/native")
 SOURCES = sorted(str(path) for path in CORE.rglob("*.c"))
-HEADERS = sorted(str(path) for path in CORE.rglob("*.h"))
+SOURCES += sorted(str(path) for path in BRAIN.glob("*.c") if path.name != "main.c")
+HEADERS = sorted(str(path) for path in [*CORE.rglob("*.h"), *BRAIN.glob("*.h")])
 
 setup(
     ext_modules=[

@@ -1,19 +1,20 @@
 /*
- * The native brain: the Gomocup protocol of service/brain/ in C, over the same
- * compiled core (service/engine/core/, all but the Python glue), for managers
- * that run a brain as an executable on a machine with no Python.
+ * The Gomocup brain: the protocol (docs/brain.md) in C over the compiled core
+ * (service/engine/core/), its one implementation. The executables run it
+ * (main.c: `make brain`, `make brain-windows`, no Python), and so does the
+ * Python extension (module.c's run_brain: `python -m service.brain`).
  *
- * Its files mirror the Python brain's modules, so that the two read side by
- * side: protocol.c (protocol.py: commands, answers, the reading thread),
- * clock.c (clock.py), rules.c (rules.py), game.c (game.py), opening.c
- * (opening.py), channel.c (channel.py) and engine.c (what the brain asks of
- * service/engine: one game's table and search context, a move's ranking).
- * Where they differ, docs/brain.md says how ("The native brain").
+ * One file per concept: protocol.c (commands, answers, the reading thread),
+ * clock.c (how long a move searches), rules.c (INFO rule's values), game.c
+ * (the board as the manager gives it), opening.c (SWAP2BOARD's choices),
+ * channel.c (the one way out for answers) and engine.c (one game's table and
+ * search context, a move's ranking).
  */
 #ifndef BRAIN_NATIVE_H
 #define BRAIN_NATIVE_H
 
 #include "../../engine/core/big/root.h"
+#include "run.h"
 
 #include <stdio.h>
 
@@ -26,16 +27,15 @@
 
 /* -- channel.c: the one way out for answers --------------------------------- */
 
-/* Keep the protocol on a duplicate of standard output and point standard
- * output at standard error, as channel.py does: nothing but answers reaches
- * the manager. */
-void channel_open(void);
+/* Answers go to a duplicate of ``out_fd``; -1 when it cannot be made. */
+int channel_open(int out_fd);
+void channel_close(void);
 /* One whole line, under a lock (the reading thread writes too); a line break
  * inside becomes a space. */
 void channel_write(const char *line);
 void channel_message(const char *text);
 
-/* -- clock.c: how long a move may search (clock.py) ------------------------- */
+/* -- clock.c: how long a move may search ------------------------------------ */
 
 typedef struct {
     int64_t turn_ms;
@@ -54,7 +54,7 @@ double clock_think_seconds(const BrainClock *c, int stones);
 void clock_measured(BrainClock *c, double think_seconds, double spent_seconds);
 int moves_left(int stones);
 
-/* -- rules.c: INFO rule (rules.py) ------------------------------------------ */
+/* -- rules.c: INFO rule ------------------------------------------------------ */
 
 /* The rules the engine plays: the core's RULE_* (big/board.h). */
 enum { OPENING_FREE = 0, OPENING_SWAP1 = 1, OPENING_SWAP2 = 2 };
@@ -68,7 +68,7 @@ typedef struct {
 void read_rule(int64_t value, Reading *out);
 const char *rule_name(int rule);
 
-/* -- game.c: the board as the manager gives it (game.py) --------------------- */
+/* -- game.c: the board as the manager gives it ------------------------------- */
 
 #define BOARD_CELLS (MAX_SIDE * MAX_SIDE)
 
@@ -143,7 +143,7 @@ int engine_search(Engine *e, const Position *p, uint64_t budget, Control *contro
 /* Every move whose score equals the best, lowest cell first: the first. */
 int analysis_best_move(const Analysis *a);
 
-/* -- opening.c: SWAP2BOARD's answers (opening.py) ---------------------------- */
+/* -- opening.c: SWAP2BOARD's answers ---------------------------------------- */
 
 typedef struct {
     int swap;     /* take Black */

@@ -1,19 +1,17 @@
 /*
- * The protocol's channel (channel.py): a manager reads every line on the
- * brain's standard output as an answer but MESSAGE and DEBUG lines, and
- * Piskvork merges standard error into the same pipe. So at start the protocol
- * moves to a duplicate of descriptor 1, the only handle answers are written
- * to, one whole line at a time under a lock, and descriptor 1 then points at
- * standard error: whatever else writes there (a sanitizer's report, say)
- * never reaches the protocol.
+ * The protocol's channel: the one way out for answers, a duplicate of the
+ * descriptor brain_run() is given, written one whole line at a time under a
+ * lock (the reading thread writes too). Keeping stray output off that
+ * descriptor is the caller's: main.c and service/brain/__init__.py point
+ * standard output at standard error before the brain starts.
  */
 #include "brain.h"
 
 #include <string.h>
 #ifdef _WIN32
 #include <io.h>
+#define close _close
 #define dup _dup
-#define dup2 _dup2
 #define fdopen _fdopen
 #else
 #include <unistd.h>
@@ -22,36 +20,45 @@
 static FILE *protocol;
 static PlatformLock *lock;
 
-void
-channel_open(void)
+int
+channel_open(int out_fd)
 {
-    fflush(stdout);
-    int fd = dup(1);
-    protocol = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (protocol == NULL) {
-        protocol = stdout; /* no spare descriptor: answers stay on 1 */
+    int fd = dup(out_fd);
+    protocol = fd < 0 ? NULL : fdopen(fd, "w");
+    lock = protocol == NULL ? NULL : platform_lock_new();
+    if (lock == NULL) {
+        if (protocol != NULL) {
+            fclose(protocol);
+        }
+        else if (fd >= 0) {
+            close(fd);
+        }
+        protocol = NULL;
+        return -1;
     }
-    else {
-        (void)dup2(2, 1);
-    }
-    lock = platform_lock_new();
+    return 0;
+}
+
+void
+channel_close(void)
+{
+    fclose(protocol);
+    protocol = NULL;
+    platform_lock_free(lock);
+    lock = NULL;
 }
 
 void
 channel_write(const char *line)
 {
-    if (lock != NULL) {
-        platform_lock(lock);
-    }
+    platform_lock(lock);
     /* A line break inside would start a line the manager reads as an answer. */
     for (const char *c = line; *c != '\0'; c++) {
         fputc(*c == '\n' || *c == '\r' ? ' ' : *c, protocol);
     }
     fputc('\n', protocol);
     fflush(protocol);
-    if (lock != NULL) {
-        platform_unlock(lock);
-    }
+    platform_unlock(lock);
 }
 
 void

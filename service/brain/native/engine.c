@@ -8,14 +8,12 @@
  * estimate lies inside), higher first, then the lower cell.
  *
  * Every board goes to the big-board search (core/big/), 3x3 to 20x20; the
- * Python brain answers boards up to 8x8 from the exact core first
- * (docs/brain.md, "The native brain", says what that changes).
+ * service answers boards up to 8x8 from the exact core first (docs/brain.md,
+ * "Small boards", says what that changes).
  */
 #include "brain.h"
 
 #include <string.h>
-
-#include "evaluation.h"
 
 /* An unconfirmed win or loss stays an estimate (analysis.py's UNCONFIRMED). */
 #define UNCONFIRMED 0.95
@@ -23,15 +21,7 @@
 int
 engine_open(Engine *e, uint64_t table_bytes, int max_depth)
 {
-    static int weights_set;
-    if (!weights_set) {
-        /* service/engine/evaluation.json's weights, as Python hands them at import. */
-        big_search_init();
-        if (big_set_evaluation(EVALUATION_PATTERN_WORTH, EVALUATION_KIND_BONUS, EVALUATION_TEMPO) < 0) {
-            return -1;
-        }
-        weights_set = 1;
-    }
+    big_search_init(); /* once: the weights are the caller's (brain_run) */
     memset(e, 0, sizeof(*e));
     e->table_bytes = table_bytes;
     e->max_depth = max_depth;

@@ -1,17 +1,26 @@
 /*
- * The native brain's protocol: protocol.py's Brain in C, command for command,
- * answer for answer (that module's docstring states them; docs/brain.md says
- * where this one differs). The main thread takes the lines in order and
- * searches; a reading thread queues them, each with its number, and a STOP or
- * YXSTOP it reads moves the deadline of the search under way to now when that
- * search is for an earlier line, an END cancels it. After the end of the
- * input, or END, a search with no deadline stops at once.
+ * The brain's protocol: commands and answers (docs/brain.md states them), the
+ * one implementation, run by the executables (main.c) and by Python's
+ * ``python -m service.brain`` (module.c's run_brain). brain_run() takes the
+ * lines in order on the calling thread and searches; a reading thread
+ * queues them, each with its number, and a STOP or YXSTOP it reads moves the
+ * deadline of the search under way to now when that search is for an earlier
+ * line, an END cancels it. After the end of the input, or END, a search with
+ * no deadline stops at once.
  */
 #include "brain.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <string.h>
+#ifdef _WIN32
+#include <io.h>
+#define close _close
+#define dup _dup
+#define fdopen _fdopen
+#else
+#include <unistd.h>
+#endif
 
 /* Every search's node budget: a search until told stops here at the latest. */
 #define NODE_BUDGET 1000000000ULL
@@ -57,6 +66,7 @@ typedef struct {
     Control *control;
     long stop_read, end_read; /* -1: none */
     int input_closed;
+    FILE *input; /* a duplicate of the input's descriptor, read by the reading thread */
 } Brain;
 
 /* -- text ------------------------------------------------------------------ */
@@ -349,7 +359,7 @@ read_input(void *arg)
 {
     Brain *b = arg;
     char *raw;
-    for (long number = 0; (raw = read_line(stdin)) != NULL; number++) {
+    for (long number = 0; (raw = read_line(b->input)) != NULL; number++) {
         const char *start = raw;
         size_t length = strlen(raw);
         strip(&start, &length);
@@ -1028,12 +1038,49 @@ take(Brain *b, char *line)
     return result != 0;
 }
 
-int
-main(void)
+/* Free what a session leaves: its engine, its notices, its board lines, the
+ * lines the reading thread queued after END. */
+static void
+release(Brain *b)
 {
-    channel_open();
-    static Brain brain; /* large: off the stack */
-    Brain *b = &brain;
+    drop_engine(b);
+    close_board(b);
+    free(b->board_lines);
+    for (int i = 0; i < b->notice_count; i++) {
+        free(b->notices[i]);
+    }
+    free(b->notices);
+    while (b->head != NULL) {
+        Item *item = b->head;
+        b->head = item->next;
+        free(item->line);
+        free(item);
+    }
+    platform_lock_free(b->lock);
+    free(b);
+}
+
+int
+brain_run(int in_fd, int out_fd)
+{
+    Brain *b = calloc(1, sizeof(Brain)); /* large: off the stack */
+    if (b == NULL) {
+        return -1;
+    }
+    int in_copy = dup(in_fd);
+    b->input = in_copy < 0 ? NULL : fdopen(in_copy, "r");
+    if (b->input == NULL) {
+        if (in_copy >= 0) {
+            close(in_copy);
+        }
+        free(b);
+        return -1;
+    }
+    if (channel_open(out_fd) < 0) {
+        fclose(b->input);
+        free(b);
+        return -1;
+    }
     clock_reset(&b->clock);
     b->rule = RULE_FREESTYLE;
     b->opening = OPENING_FREE;
@@ -1042,9 +1089,16 @@ main(void)
     b->stop_read = -1;
     b->end_read = -1;
     b->lock = platform_lock_new();
-    if (b->lock == NULL || platform_thread_detach(read_input, b, 0) < 0) {
+    PlatformThread *reader = b->lock == NULL ? NULL : platform_thread_start(read_input, b, 0);
+    if (reader == NULL) {
         channel_message("internal error: the input cannot be read");
-        return 1;
+        channel_close();
+        fclose(b->input);
+        if (b->lock != NULL) {
+            platform_lock_free(b->lock);
+        }
+        free(b);
+        return -1;
     }
     for (;;) {
         platform_lock(b->lock);
@@ -1071,8 +1125,11 @@ main(void)
             break;
         }
     }
-    /* Out at once: the reading thread may be waiting for input no one sends,
-     * holding standard input's lock (so no fflush(NULL), which would wait for
-     * it on Windows; every answer is flushed as it is written). */
-    _Exit(0);
+    /* The reading thread stops at END and at the end of the input, the only
+     * ways out of the loop: it reads nothing more, so waiting for it is short. */
+    platform_thread_join(reader);
+    fclose(b->input);
+    channel_close();
+    release(b);
+    return 0;
 }

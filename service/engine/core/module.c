@@ -15,6 +15,8 @@
 #include "big/root.h"
 #include "table.h"
 
+#include "../../brain/native/run.h"
+
 /* ------------------------------------------------------------------------ */
 /* The core's types for Python: a Shape, a Table, a Control                 */
 
@@ -1295,7 +1297,43 @@ core_set_evaluation(PyObject *Py_UNUSED(module), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* One brain session at a time: the brain's output channel is the process's. */
+static atomic_int brain_running;
+
+static PyObject *
+core_run_brain(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int in_fd, out_fd;
+    if (!PyArg_ParseTuple(args, "ii", &in_fd, &out_fd)) {
+        return NULL;
+    }
+    if (in_fd < 0 || out_fd < 0) {
+        PyErr_SetString(PyExc_ValueError, "run_brain takes two open file descriptors");
+        return NULL;
+    }
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&brain_running, &idle, 1)) {
+        PyErr_SetString(PyExc_RuntimeError, "a brain session is running in this process already");
+        return NULL;
+    }
+    int result;
+    Py_BEGIN_ALLOW_THREADS
+    result = brain_run(in_fd, out_fd);
+    Py_END_ALLOW_THREADS
+    atomic_store(&brain_running, 0);
+    if (result < 0) {
+        PyErr_SetString(PyExc_OSError, "the brain could not start: no memory, descriptor or thread");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
+    {"run_brain", (PyCFunction)core_run_brain, METH_VARARGS,
+     "run_brain(in_fd, out_fd, /): the Gomocup brain (service/brain/native/, docs/brain.md):\n"
+     "commands read from in_fd and answered on out_fd until END or the end of the input, with\n"
+     "the GIL released. Both descriptors are duplicated and stay the caller's to close. The\n"
+     "evaluation is the one set_evaluation set. One session at a time (RuntimeError)."},
     {"set_evaluation", (PyCFunction)core_set_evaluation, METH_VARARGS,
      "set_evaluation(pattern_worth, kind_bonus, pattern_worth_other, kind_bonus_other, tempo, /):\n"
      "the big boards' evaluation weights (a worth per pattern and a bonus per kind, for the side to\n"
