@@ -44,10 +44,10 @@ BUDGET = 3_000_000  # as bench/engine.py's node rate
 TABLE_BYTES = 64 << 20  # the default table
 
 
-def export(
-    revision: str, here: Path, paths: tuple[str, ...] = ("setup.py", "service/engine")
-) -> None:
-    """``revision``'s ``paths`` (by default its ``setup.py`` and engine sources),
+def export(revision: str, here: Path, paths: tuple[str, ...] = ("setup.py", "service")) -> None:
+    """``revision``'s ``paths`` (by default its ``setup.py`` and the package, whose
+    ``engine/core/`` and, from the one-brain change on, ``brain/native/`` are
+    the extension's sources),
     written under ``here``."""
     if revision == ".":
         for path in paths:

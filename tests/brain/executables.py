@@ -106,7 +106,7 @@ def windows_brain() -> Iterator[Executable]:
 
 def session(brain: Executable, lines: Sequence[str], timeout: float = 120.0) -> list[str]:
     """Every line the brain writes for ``lines``, its input then ended (as
-    test_brain.py's ``run`` gives them to the Python brain in process)."""
+    ``manager.run`` gives them to the brain in process)."""
     finished = subprocess.run(
         list(brain.command),
         input="".join(line + "\n" for line in lines),

@@ -1,23 +1,17 @@
-"""The Gomocup brain (``service/brain.py``) driven through pipes, as a manager does."""
+"""The Gomocup brain driven through pipes, as a manager does: in process
+through the extension (``run``), and as ``python -m service.brain``."""
 
 from __future__ import annotations
 
-import io
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from service.brain import WARM_NODES, Brain, Clock, main
-from service.engine import Analysis, Board, Engine, Rule, SearchControl
-from tests.brain.manager import Entrant, brain, parse_move, play
-
-
-def run(*lines: str) -> list[str]:
-    """The brain's answers to the lines, in process (fast, for the protocol's details)."""
-    output = io.StringIO()
-    main(io.StringIO("".join(line + "\n" for line in lines)), output)
-    return output.getvalue().splitlines()
+from service.engine import Rule
+from tests.brain.manager import Entrant, brain, parse_move, play, run
+from tests.brain.tables import Clock
 
 
 def test_about_names_the_brain() -> None:
@@ -164,12 +158,14 @@ def test_the_clock_learns_its_lag_and_spends_the_match_clock() -> None:
     assert clock.lag_ms == pytest.approx(100)
 
 
-def test_max_memory_caps_the_table() -> None:
-    written: list[str] = []
-    player = Brain(written.append)
-    player.run(iter(["START 15", "INFO max_memory 8388608", "BEGIN"]))
-    assert player.engine is not None and player.engine.table.stats()[5] <= 2 << 20
-    assert written == ["OK", "7,7"]
+def test_max_memory_is_taken_at_any_size() -> None:
+    """A table of a quarter of max_memory, 1 MiB at the least and the default
+    64 MiB at the most: each is a new table, and the game goes on."""
+    lines = ["START 15", "INFO timeout_turn 100", "INFO max_memory 8388608", "BEGIN"]
+    lines += ["INFO max_memory 1", "TURN 0,0", "INFO max_memory 99999999999", "TURN 0,1"]
+    answers = run(*lines)
+    assert answers[:2] == ["OK", "7,7"] and len(answers) == 4
+    assert all(parse_move(answer) not in {(0, 0), (0, 1)} for answer in answers[2:])
 
 
 def test_end_stops_a_brain_process_cleanly() -> None:
@@ -218,51 +214,14 @@ def test_the_referee_forfeits_blacks_forbidden_move() -> None:
     assert game.forfeit == "entrant 1 played '7,7'"  # the cell was taken
 
 
-def test_every_search_is_given_its_share_of_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each move's search gets its deadline from the clock as the manager set
-    it, time_left included, counted from when the command arrived."""
-    now = 1_000.0
-    given: list[float] = []
-
-    def search(
-        self: Engine,
-        board: Board,
-        *,
-        node_budget: int | None = None,
-        control: SearchControl | None = None,
-    ) -> Analysis:
-        if control is None:  # START's warm-up of the table
-            assert board.x == board.o == 0 and node_budget is not None
-            warmed.append(node_budget)
-        else:
-            assert control.deadline is not None
-            given.append(round(control.deadline - now, 6))
-        return real_search(self, board, node_budget=2_000)
-
-    warmed: list[int] = []
-    real_search = Engine.search
-    monkeypatch.setattr("service.brain.protocol.time.monotonic", lambda: now)
-    monkeypatch.setattr(Engine, "search", search)
-    answers = run(
-        "START 15",
-        "INFO timeout_turn 1000",
-        "BEGIN",
-        "INFO timeout_match 90000",
-        "INFO time_left 15000",
-        "TURN 0,0",
-        "INFO time_left 3000",
-        "TURN 0,1",
-        "INFO time_left 500",
-        "TURN 0,2",
-    )
-    assert len(answers) == 5  # OK and four moves
-    assert warmed == [WARM_NODES]
-    assert given == [
-        0.88,  # 90% of 1,000 ms, less the 20 ms margin
-        0.48,  # 15,000 ms left shared among 30 moves: 500 ms, less the same
-        0.083448,  # 3,000 ms among the 29 moves left with 4 stones on the board
-        0.02,  # 500 ms among 29: 17 ms, less the margin, is under the 20 ms floor
-    ]
+def test_a_move_is_given_its_share_of_the_clock() -> None:
+    """The clock as the manager sets it: a match clock of 3 s over 30 moves
+    leaves a move 80 ms, where the turn alone would give it 4.48 s."""
+    started = time.monotonic()
+    lines = ["START 15", "INFO timeout_turn 5000", "INFO timeout_match 60000"]
+    answers = run(*lines, "INFO time_left 3000", "BOARD", "7,7,2", "8,8,1", "6,8,2", "DONE")
+    assert answers[0] == "OK" and parse_move(answers[1]) not in {(7, 7), (8, 8), (6, 8)}
+    assert time.monotonic() - started < 2.0
 
 
 def test_a_game_from_an_opening_sets_the_board_for_each_brain() -> None:

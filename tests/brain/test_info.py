@@ -1,16 +1,13 @@
 """INFO is never answered, whatever its key and value, and the rule values read
-as Piskvork, Yixin-Board and Rapfi send them (``service/brain/rules.py``)."""
+as Piskvork, Yixin-Board and Rapfi send them (``service/brain/native/rules.c``)."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from service.brain import main
-from service.brain.rules import read_rule
 from service.engine import Rule
-from tests.brain.manager import BrainProcess, brain, is_talk, parse_move
+from tests.brain.manager import BrainProcess, brain, is_talk, parse_move, run
+from tests.brain.tables import read_rule
 
 KEYS = [
     "timeout_turn",
@@ -54,12 +51,6 @@ ODD_LINES = [
 ]
 # A clock the test can wait for, whatever the lines before it left.
 CLOCK = ["INFO timeout_turn 100", "INFO timeout_match 0", "INFO time_left 2147483647"]
-
-
-def run(*lines: str) -> list[str]:
-    output = io.StringIO()
-    main(io.StringIO("".join(line + "\n" for line in lines)), output)
-    return output.getvalue().splitlines()
 
 
 def assert_legal(answer: str, size: int = 15) -> tuple[int, int]:
@@ -106,26 +97,29 @@ def test_a_notice_waits_for_the_next_command_and_is_talk() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "plays", "notice"),
+    ("value", "plays", "opening", "notice"),
     [
-        (0, Rule.FREESTYLE, None),
-        (1, Rule.EXACT, None),
-        (2, Rule.RENJU, None),  # Yixin-Board's and Rapfi's renju
-        (3, Rule.EXACT, "continuous"),  # Piskvork: exactly five, continuous game
-        (4, Rule.RENJU, None),  # Piskvork's renju bit
-        (5, Rule.FREESTYLE, None),  # Rapfi: freestyle with swap1 (test_swap.py)
-        (6, Rule.FREESTYLE, None),  # Rapfi: freestyle with swap2
-        (7, Rule.RENJU, "continuous"),  # Piskvork's bits from here: 1 + 2 + 4
-        (8, Rule.FREESTYLE, "caro"),
-        (9, Rule.FREESTYLE, "caro"),
-        (12, Rule.RENJU, None),
-        (16, Rule.FREESTYLE, "unknown"),
-        (17, Rule.EXACT, "unknown"),
+        (0, Rule.FREESTYLE, None, None),
+        (1, Rule.EXACT, None, None),
+        (2, Rule.RENJU, None, None),  # Yixin-Board's and Rapfi's renju
+        (3, Rule.EXACT, None, "continuous"),  # Piskvork: exactly five, continuous game
+        (4, Rule.RENJU, None, None),  # Piskvork's renju bit
+        (5, Rule.FREESTYLE, "swap1", None),  # Rapfi: freestyle with swap1 (test_swap.py)
+        (6, Rule.FREESTYLE, "swap2", None),  # Rapfi: freestyle with swap2
+        (7, Rule.RENJU, None, "continuous"),  # Piskvork's bits from here: 1 + 2 + 4
+        (8, Rule.FREESTYLE, None, "caro"),
+        (9, Rule.FREESTYLE, None, "caro"),
+        (12, Rule.RENJU, None, None),
+        (16, Rule.FREESTYLE, None, "unknown"),
+        (17, Rule.EXACT, None, "unknown"),
+        (-1, Rule.FREESTYLE, None, "unknown"),
     ],
 )
-def test_each_rule_value_has_one_reading(value: int, plays: Rule, notice: str | None) -> None:
+def test_each_rule_value_has_one_reading(
+    value: int, plays: Rule, opening: str | None, notice: str | None
+) -> None:
     reading = read_rule(value)
-    assert reading.plays is plays
+    assert reading.plays is plays and reading.opening == opening
     if notice is None:
         assert reading.notice is None
     else:

@@ -1,11 +1,14 @@
-"""The native brain (``service/brain/native/``): the Linux and Windows
-executables answer the protocol as the Python brain does.
+"""The brain's executables (``make brain``, ``make brain-windows``): the one
+implementation of the protocol (``service/brain/native/``) built without
+Python answers as the extension's build of it does.
 
 Every test here runs against the Linux executable and the Windows one under
 Wine, except the whole games (the Linux one only: the Windows one runs the
 same C, and a game under Wine costs a minute). Where the answers do not
-depend on a search (errors, notices, forced moves) they are compared with the
-Python brain's to the letter, in process (``test_brain.run``).
+depend on a search (errors, notices, forced moves) they are compared to the
+letter with the brain run in process through the extension
+(``manager.run``): the builds differ in their evaluation's source (the
+header, the JSON), their channel's set-up and, on Windows, the C library.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, PATTERN_NAMES
 from tests.brain import executables
 from tests.brain.executables import Executable, session
 from tests.brain.manager import Entrant, brain, is_talk, parse_move, parse_swap_answer, play
+from tests.brain.manager import run as run_in_process
 from tests.brain.test_brain import LINES_AND_ANSWERS
-from tests.brain.test_brain import run as run_python
 from tests.brain.test_info import plays_renju
 from tests.brain.test_stop import OCCUPIED, POSITION, STOP_BOUND, UNLIMITED
 from tests.brain.test_swap import FORM, stage
@@ -64,7 +67,7 @@ def test_each_line_gets_its_answer(
         assert answers == expected
 
 
-# Sessions whose every line, talk included, is the Python brain's: errors,
+# Sessions whose every line, talk included, is the in-process brain's: errors,
 # notices, the documented session, moves no search can choose otherwise.
 FOUR = [f"{x},7,2" for x in range(3, 7)] + ["2,7,1", "0,0,1", "14,14,1"]
 OVERLINE = ["3,7,1", "4,7,1", "5,7,1", "6,7,1", "8,7,1", "0,0,2", "0,2,2", "0,4,2"]
@@ -105,6 +108,12 @@ SAME_AS_PYTHON = {
         *("1,1", "2,2", "3,3", "4,4", "5,5", "DONE", "SWAP2BOARD", "1,1,3", "DONE"),
         *("SWAP2BOARD", "99,1", "DONE", "SWAP2BOARD", "7,7,1,1", "DONE"),
     ],
+    # A fixed depth's moves: the executables' evaluation.h is the weights the
+    # extension was given at import (evaluation.json).
+    "a fixed depth's moves": [
+        *("START 15", "INFO max_depth 5", "INFO timeout_turn 5000", "BEGIN"),
+        *("TURN 8,8", "TURN 6,8", "TURN 9,6", "TURN 5,9"),
+    ],
     "unknown commands": [
         "FOO bar",
         "start 15",
@@ -117,10 +126,10 @@ SAME_AS_PYTHON = {
 
 
 @pytest.mark.parametrize("name", SAME_AS_PYTHON)
-def test_the_answers_are_the_python_brains(native: Executable, name: str) -> None:
+def test_the_answers_are_the_in_process_brains(native: Executable, name: str) -> None:
     lines = SAME_AS_PYTHON[name]
     answers = session(native, lines)
-    expected = run_python(*lines)
+    expected = run_in_process(*lines)
     if name == "a dead stone's cell":  # BOARD's move is the search's: any but the dead cell
         assert parse_move(answers[1]) != (7, 7)
         answers[1] = expected[1]
@@ -136,7 +145,7 @@ def test_a_move_is_legal_and_the_game_goes_on(native: Executable) -> None:
 
 @pytest.mark.parametrize("size", [3, 5, 8, 20])
 def test_every_size_is_played(native: Executable, size: int) -> None:
-    """The native brain plays every board in the big-board search, 3x3 included."""
+    """The brain plays every board in the big-board search, 3x3 included."""
     answers = spoken(session(native, [f"START {size}", *CLOCK, "BEGIN", "TURN 0,0"]))
     assert answers[0] == "OK" and len(answers) == 3
     for x, y in map(parse_move, answers[1:]):
@@ -225,7 +234,7 @@ def test_a_lopsided_opening_takes_the_side_it_favours(native: Executable) -> Non
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("size", "rule"), [(15, Rule.FREESTYLE), (20, Rule.EXACT)])
-def test_a_whole_game_against_the_python_brain(
+def test_a_whole_game_against_python_m_service_brain(
     linux_brain: Executable, size: int, rule: Rule
 ) -> None:
     native = Entrant(linux_brain.command)
@@ -269,7 +278,7 @@ def test_the_evaluation_weights_are_the_python_sides() -> None:
 
 
 def test_a_sanitized_build_plays_a_session() -> None:
-    """The native brain built with AddressSanitizer and UndefinedBehaviorSanitizer
+    """The brain's executable built with AddressSanitizer and UndefinedBehaviorSanitizer
     (built here by make when missing) plays moves, a swap opening, a stop and
     renju's forbidden cells."""
     sanitized = executables.sanitized_brain()
@@ -277,7 +286,7 @@ def test_a_sanitized_build_plays_a_session() -> None:
     lines += [*UNLIMITED, *POSITION, "STOP", "ABOUT"]
     answers = spoken(session(sanitized, lines, timeout=300))
     assert answers[0] == "OK" and answers[-1].startswith('name="') and len(answers) == 6
-    assert session(sanitized, SAME_AS_PYTHON["documented"]) == run_python(
+    assert session(sanitized, SAME_AS_PYTHON["documented"]) == run_in_process(
         *SAME_AS_PYTHON["documented"]
     )
     with brain(sanitized.command, sanitized.env) as process:

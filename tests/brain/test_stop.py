@@ -1,15 +1,14 @@
 """Thinking until told: Yixin-Board's unlimited time, and STOP, YXSTOP and END
-read while the engine searches (``service/brain/protocol.py``)."""
+read while the engine searches (``service/brain/native/protocol.c``)."""
 
 from __future__ import annotations
 
-import io
 import time
 
 import pytest
 
-from service.brain import Clock, main
-from tests.brain.manager import brain, is_talk, parse_move
+from tests.brain.manager import brain, is_talk, parse_move, run
+from tests.brain.tables import Clock
 
 # Yixin-Board's "unlimited": what it sends, and what Rapfi reads as no limit.
 UNLIMITED = [
@@ -23,12 +22,6 @@ OCCUPIED = {(7, 7), (8, 8), (6, 8), (8, 6), (9, 7), (6, 6)}
 # Not a benchmark's bound (bench/brain_stop.py measures that): an answer this
 # late would mean the STOP was not read while the engine searched.
 STOP_BOUND = 5.0
-
-
-def run(*lines: str) -> list[str]:
-    output = io.StringIO()
-    main(io.StringIO("".join(line + "\n" for line in lines)), output)
-    return output.getvalue().splitlines()
 
 
 @pytest.mark.parametrize(

@@ -1,28 +1,15 @@
 """Swap openings: SWAP2BOARD at every stage, under swap2 (``INFO rule 6``) and
 swap1 (``INFO rule 5``), answered legally and chosen for balance
-(``service/brain/opening.py``)."""
+(``service/brain/native/opening.c``)."""
 
 from __future__ import annotations
 
-import io
 import re
 import time
 from pathlib import Path
 
 import pytest
 
-from service.brain import main
-from service.brain.opening import (
-    BALANCED,
-    OPENINGS,
-    Answer,
-    StageError,
-    choose,
-    position,
-)
-from service.brain.protocol import OPENING_CUT
-from service.brain.rules import Opening
-from service.engine import Analysis, Board, MoveValue, Rule, geometry, rank_moves
 from tests.brain.manager import (
     IllegalAnswerError,
     brain,
@@ -30,7 +17,24 @@ from tests.brain.manager import (
     parse_move,
     parse_swap_answer,
     play_swap2,
+    run,
 )
+from tests.brain.tables import StageError, choose
+
+# The candidate shapes of three stones (opening.c's OPENINGS), as offsets from
+# the centre in play order: docs/brain.md says how they were picked.
+OPENINGS = [
+    ((0, 0), (2, 0), (1, 1)),
+    ((0, 0), (1, 1), (-1, -1)),
+    ((0, 0), (1, 0), (2, 1)),
+    ((0, 0), (1, 1), (2, 2)),
+    ((0, 0), (0, 2), (2, 0)),
+    ((0, 0), (1, 1), (-2, 0)),
+    ((0, 0), (1, 0), (0, 2)),
+    ((0, 0), (0, 1), (2, 2)),
+]
+BALANCED = 0.1  # a score this near 0 puts two stones (opening.c)
+OPENING_CUT = "the turn's deadline cut a search short: another machine may choose otherwise"
 
 TURN = "INFO timeout_turn 300"
 # Where answers are compared: a turn whose fixed costs (a table's first
@@ -41,12 +45,6 @@ STOP_BOUND = 5.0  # not a benchmark's bound: later would mean STOP was not read
 TAKES_035 = "ERROR SWAP2BOARD under swap2 takes 0, 3 or 5 stones; got "
 # One answer's form: SWAP, or one to three stones on one line.
 FORM = re.compile(r"SWAP|\d+,\d+( \d+,\d+){0,2}")
-
-
-def run(*lines: str) -> list[str]:
-    output = io.StringIO()
-    main(io.StringIO("".join(line + "\n" for line in lines)), output)
-    return output.getvalue().splitlines()
 
 
 def ask(
@@ -235,14 +233,7 @@ def test_the_referee_refuses_what_the_protocol_does_not_allow() -> None:
         parse_swap_answer("SWAP", [], 15)
 
 
-# -- the method, with an evaluation of our own ---------------------------------
-
-SHAPE = geometry(15, 15, 5, Rule.FREESTYLE)
-
-
-def analysis(board: Board, scores: dict[int, float]) -> Analysis:
-    moves = rank_moves(MoveValue(cell, score, False) for cell, score in scores.items())
-    return Analysis(board, moves, exact=False, depth=4)
+# -- the method (opening.c), with an evaluation of the test's own ----------------
 
 
 def test_the_opening_nearest_even_is_placed() -> None:
@@ -251,64 +242,50 @@ def test_the_opening_nearest_even_is_placed() -> None:
     scores = [0.5, -0.3, 0.04, -0.04, 0.2, 0.6, -0.7, 0.04]
     shares: list[float] = []
 
-    def evaluate(board: Board, share: float) -> Analysis:
+    def evaluate(cells: dict[int, int], share: float) -> dict[int, float]:
         shares.append(share)
-        return analysis(board, {0: scores[len(shares) - 1]})
+        return {0: scores[len(shares) - 1]}
 
-    answer = choose(SHAPE, [], Opening.SWAP2, evaluate)
+    swap, stones = choose(15, [], "swap2", evaluate)
     c = 7
-    assert answer.stones == tuple((c + dy) * 15 + c + dx for dx, dy in OPENINGS[2])
-    assert shares == [1 / len(OPENINGS)] * len(OPENINGS)
+    assert not swap and stones == tuple((c + dy) * 15 + c + dx for dx, dy in OPENINGS[2])
+    assert shares == pytest.approx([1 / len(OPENINGS)] * len(OPENINGS))
 
 
 @pytest.mark.parametrize(
     ("score", "opening", "expected"),
     [
-        (-0.5, Opening.SWAP2, "swap"),  # Black is better: take it
-        (0.5, Opening.SWAP2, "move"),  # White is: play White's best move
-        (BALANCED / 2, Opening.SWAP2, "two"),  # even: put two, the opponent chooses
-        (-BALANCED / 2, Opening.SWAP2, "two"),
-        (-BALANCED / 2, Opening.SWAP1, "swap"),  # swap1 has no third choice
-        (BALANCED / 2, Opening.SWAP1, "move"),
+        (-0.5, "swap2", "swap"),  # Black is better: take it
+        (0.5, "swap2", "move"),  # White is: play White's best move
+        (BALANCED / 2, "swap2", "two"),  # even: put two, the opponent chooses
+        (-BALANCED / 2, "swap2", "two"),
+        (-BALANCED / 2, "swap1", "swap"),  # swap1 has no third choice
+        (BALANCED / 2, "swap1", "move"),
     ],
 )
-def test_the_colour_is_chosen_by_the_score(score: float, opening: Opening, expected: str) -> None:
+def test_the_colour_is_chosen_by_the_score(score: float, opening: str, expected: str) -> None:
     stones = [7 * 15 + 7, 8 * 15 + 8, 8 * 15 + 6]
-    board = position(SHAPE, stones)
     white_moves = {100: score, 101: score - 0.2, 102: score - 0.3}
 
-    def evaluate(searched: Board, share: float) -> Analysis:
-        if searched == board:
-            return analysis(searched, white_moves)
+    def evaluate(cells: dict[int, int], share: float) -> dict[int, float]:
+        if len(cells) == 3:
+            return white_moves
         # Black's replies after White's stone: 50 + White's cell is the most even.
-        white = next(cell for cell in white_moves if searched.o >> cell & 1)
-        return analysis(searched, {40: 0.6, 50 + white - 100: 0.05 * (white - 99), 60: -0.4})
+        white = next(cell for cell in white_moves if cells.get(cell) == 2)
+        return {40: 0.6, 50 + white - 100: 0.05 * (white - 99), 60: -0.4}
 
-    answer = choose(SHAPE, stones, opening, evaluate)
+    answer = choose(15, stones, opening, evaluate)
     if expected == "swap":
-        assert answer == Answer(swap=True)
+        assert answer == (True, ())
     elif expected == "move":
-        assert answer == Answer(stones=(100,))
+        assert answer == (False, (100,))
     else:
-        assert answer == Answer(stones=(100, 50))  # White's best, Black's reply at 0.05
-
-
-@pytest.mark.parametrize("size", [15, 20])
-def test_two_stones_put_with_the_engine_are_legal(
-    monkeypatch: pytest.MonkeyPatch, size: int
-) -> None:
-    """Every three-stone position reads even when BALANCED is 1: the brain
-    puts two, White's and Black's, on free cells, with the real engine."""
-    monkeypatch.setattr("service.brain.opening.BALANCED", 1.0)
-    stones = stage(size, "three")
-    (answer,) = ask(size, 6, stones)
-    placed = parse_swap_answer(answer, stones, size)
-    assert placed is not None and len(placed) == 2
+        assert answer == (False, (100, 50))  # White's best, Black's reply at 0.05
 
 
 def test_a_stage_with_the_wrong_count_is_refused() -> None:
-    with pytest.raises(StageError):
-        choose(SHAPE, [112, 113], Opening.SWAP2, lambda board, share: analysis(board, {0: 0.0}))
+    with pytest.raises(StageError, match="takes 0, 3 or 5 stones; got 2"):
+        choose(15, [112, 113], "swap2", lambda cells, share: {0: 0.0})
 
 
 UNLIMITED = ["INFO timeout_turn 2000000", "INFO timeout_match 100000000"]
