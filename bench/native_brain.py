@@ -1,9 +1,9 @@
-"""The native brain against the Python brain: node rate, start-up, size.
+"""The brain's executables against `python -m service.brain`: node rate, start-up, size.
 
     .venv/bin/python bench/native_brain.py              # depth 10, 5 positions
     .venv/bin/python bench/native_brain.py --depth 8 --no-windows
 
-Both brains run the same core, so a search of fixed depth (``INFO max_depth``,
+All three run the same C, so a search of fixed depth (``INFO max_depth``,
 no deadline) visits the same nodes in each and plays the same move; the time
 from BOARD's last line to the move is then the node rate's inverse. The node
 count comes from the engine in this process, searching the same position the

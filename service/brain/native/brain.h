@@ -95,7 +95,7 @@ int game_cell(const Game *g, int64_t x, int64_t y, char *error, size_t size);
 int game_place(Game *g, int64_t x, int64_t y, int mine, char *error, size_t size);
 int game_place_dead(Game *g, int64_t x, int64_t y, char *error, size_t size);
 int game_take_back(Game *g, int64_t x, int64_t y, char *error, size_t size);
-/* The position with the brain to move, dead stones given out (game.py). */
+/* The position with the brain to move, dead stones given out (game.c says how). */
 int game_position(const Game *g, Position *p, char *error, size_t size);
 
 /* Whether ``side`` (1 X, 2 O) has a row under the position's rule. */

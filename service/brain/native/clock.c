@@ -1,5 +1,5 @@
 /*
- * The brain's clock (clock.py states it once; this is the same arithmetic):
+ * The brain's clock, stated once (docs/brain.md quotes it):
  * a move may search for TURN_SHARE of timeout_turn, capped, where a match
  * clock runs, by the time left shared among the moves still expected, less
  * SAFETY_MS and the longest lag past its deadline measured (decaying); never

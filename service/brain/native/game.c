@@ -1,12 +1,12 @@
 /*
- * One game as the manager describes it (game.py): the board's size, the rule,
+ * One game as the manager describes it: the board's size, the rule,
  * and the stones in the order they came, the brain's, the opponent's and dead
  * ones (BOARD's field 3). The engine has no neutral cell, so game_position()
  * gives each dead stone to the opponent, where it blocks the brain's rows as a
  * wall does, unless that would complete a row for the opponent; then to the
  * brain; a dead stone that would complete a row for either side is an error.
- * Also the referee's questions the engine's Board answers in Python: a row
- * under the rule, a finished game.
+ * Also the referee's questions the engine's Board answers for the service: a
+ * row under the rule, a finished game.
  */
 #include "brain.h"
 
@@ -125,7 +125,7 @@ game_position(const Game *g, Position *p, char *error, size_t size)
     p->cols = g->cols;
     p->rows = g->rows;
     p->k = min_int(min_int(g->rows, g->cols), DEFAULT_K);
-    /* Renju needs 9x9; its closest rule there: exactly five (game.py). */
+    /* Renju needs 9x9; its closest rule there: exactly five, as the service plays it. */
     p->rule = g->rule == RULE_RENJU && min_int(g->rows, g->cols) < 9 ? RULE_EXACT : g->rule;
     p->x_to_move = brain_is_x;
     for (int i = 0; i < g->count; i++) {

@@ -1,7 +1,6 @@
 /*
  * Swap openings: SWAP2BOARD's answers, chosen by the engine's own evaluation
- * to leave the game as balanced as it can (opening.py states the method and
- * docs/brain.md the reasoning; this is the same, step by step):
+ * to leave the game as balanced as it can (docs/brain.md gives the reasoning; this is the method, step by step):
  *
  * - three stones to place: each candidate of OPENINGS that fits and does not
  *   end the game is searched with an equal share of the turn; the one whose
@@ -105,7 +104,7 @@ put_two(const Position *board, const Analysis *first, double share, Evaluate eva
         Position after;
         position_play(board, white, &after);
         if (position_is_game_over(&after)) {
-            continue; /* the engine's GameOverError in Python */
+            continue; /* the game is over: no position to search */
         }
         if (evaluate(context, &after, share / whites, replies) < 0) {
             return -2;

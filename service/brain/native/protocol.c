@@ -27,7 +27,12 @@
 #define WARM_NODES 20000 /* START's warm-up: the table's first entries, its huge pages */
 #define DEFAULT_TABLE_BYTES ((uint64_t)64 << 20)
 #define MIN_TABLE_BYTES ((uint64_t)1 << 20)
-/* SWAP2BOARD's searches: nodes at this rate of the turn (protocol.py says why). */
+/* SWAP2BOARD's searches are bounded by nodes, so that a position and a clock
+ * give one answer: the turn's time at this rate (a fifth of the 0.73 million
+ * a second docs/brain.md measures: an emptied table's first search is slower,
+ * and the machine may be shared; the turn's deadline caps them where it is
+ * slower still). A search until told chooses with the nodes of
+ * OPENING_UNTIL_TOLD_SECONDS. */
 #define OPENING_NODE_RATE 150000
 #define OPENING_UNTIL_TOLD_SECONDS 10.0
 #define MIN_OPENING_NODES 1000
@@ -109,7 +114,8 @@ fail_with(Brain *b, const char *fmt, ...)
     return -1;
 }
 
-/* Python's repr() of a str, as the Python brain quotes what it got. */
+/* What the brain got, quoted as Python's repr() quotes a str (the form of every
+ * error since the brain was first written in Python). */
 static void
 quote(const char *text, size_t length, char *out, size_t size)
 {
@@ -907,7 +913,7 @@ about(Brain *b, const char *argument)
 
 /* Yixin-Board's YXSHOWFORBID: Black's forbidden cells under renju with Black
  * to move, "FORBID " and each cell's x and y in two digits, then "." (as
- * protocol.py's show_forbidden). */
+ * docs/brain.md's "Rules" says). */
 static int
 show_forbidden(Brain *b, const char *argument)
 {

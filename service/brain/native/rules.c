@@ -1,8 +1,13 @@
 /*
- * INFO rule: what each value asks for and what the engine plays for it, as
- * rules.py reads them (it explains the managers' disagreement): 0 to 6 as
- * Rapfi and Yixin-Board read them, 3 as Piskvork does, any other value as
- * Piskvork's bits. One table each: RULE_VALUES (what a value asks for),
+ * INFO rule: what each value asks for and what the engine plays for it. The
+ * managers disagree on the numbers: Piskvork's protocol text makes the value a
+ * bit field (1 exactly five, 2 continuous game, 4 renju, 8 caro); Yixin-Board
+ * sends 2 for renju, and Rapfi reads 0 to 6 as freestyle, exactly five, renju,
+ * -, renju, freestyle with swap1, freestyle with swap2. The brain reads 0 to 6
+ * as Rapfi and Yixin-Board do (the GUIs people play in and the brains they
+ * compare with), 3 as Piskvork does (exactly five, continuous), which Rapfi
+ * does not read, and any other value as Piskvork's bits. One table each:
+ * RULE_VALUES (what a value asks for),
  * PLAYED (the variants the engine plays: renju is one line here once the core
  * has it) and STAND_IN (the closest played variant of each other one).
  */
@@ -41,7 +46,8 @@ static const int PLAYED[VARIANTS] = {
     [RENJU] = RULE_RENJU,
     [CARO] = -1,
 };
-/* The closest played variant of each other one (rules.py says why). */
+/* The closest played variant of each other one. Caro: a row of five or more
+ * wins (unless both its ends are blocked, which is not kept), as under freestyle. */
 static const Variant STAND_IN[VARIANTS] = {
     [FREESTYLE] = FREESTYLE, [EXACT] = EXACT, [RENJU] = RENJU, [CARO] = FREESTYLE};
 
