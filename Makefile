@@ -217,6 +217,8 @@ bench: $(DEV_STAMP)
 	$(PY) bench/memory.py
 	$(PY) bench/gomoku.py
 	$(PY) bench/tactics.py
+	$(PY) bench/renju_tactics.py
+	$(PY) bench/renju.py
 	$(PY) bench/strength.py
 	$(PY) bench/first_move.py
 	$(PY) bench/brain_stop.py

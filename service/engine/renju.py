@@ -9,10 +9,10 @@ carries positions to the core; the search consults the same code at every
 node, so what the service lists as forbidden and what it never plays agree.
 
 >>> from service.engine.board import Board
->>> board = Board.from_moves(["h8", "a1", "g9", "a3", "f10", "a5", "h9", "a7", "h10", "a9"],
+>>> board = Board.from_moves(["g8", "a1", "i8", "a3", "h7", "a5", "h9", "a7"],
 ...                          rows=15, cols=15, k=5, rule="renju")
 >>> [(board.shape.coordinate(cell), kind.value) for cell, kind in forbidden_cells(board)]
-[('h11', 'double-three')]
+[('h8', 'double-three')]
 """
 
 from __future__ import annotations

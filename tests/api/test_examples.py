@@ -93,7 +93,7 @@ def test_the_api_reference_lists_every_problem_type() -> None:
     assert [slug for slug in PROBLEM_TYPES if f"`{slug}`" not in listed] == []
 
 
-def test_the_front_page_shows_a_3x3_move_and_a_15x15_game_as_moves() -> None:
+def test_the_front_page_shows_a_3x3_move_a_15x15_game_as_moves_and_renju() -> None:
     requests = [
         json.loads(command.split(" -d ", 1)[1].strip("'"))
         for command, _ in _examples(ROOT / "README.md")
@@ -101,8 +101,10 @@ def test_the_front_page_shows_a_3x3_move_and_a_15x15_game_as_moves() -> None:
     assert [("board" in body, "moves" in body) for body in requests] == [
         (True, False),
         (False, True),
+        (False, True),
     ]
     assert len(requests[0]["board"]) == 9 and requests[1].get("rows", 15) == 15
+    assert requests[2]["rule"] == "renju"
 
 
 @pytest.mark.parametrize(("command", "answer"), _every_example())

@@ -1,6 +1,6 @@
 """The native brain's executables (``make brain``, ``make brain-windows``), built
 when missing, and the command that runs each: the Linux one as it is, the
-Windows one under Wine, with a prefix of its own under ``build/`` (nothing of
+Windows one under Wine, with a prefix of its own in the temporary folder (nothing of
 ``$HOME`` is touched) and a wineserver started first and kept running, so
 that no brain waits for one and none holds a pipe open after its brain exits.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,7 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 LINUX_BRAIN = ROOT / "build" / "pbrain-tictactoe"
 WINDOWS_BRAIN = ROOT / "build" / "pbrain-tictactoe.exe"
-WINE_PREFIX = ROOT / "build" / "wine"
+# Outside the repository: a prefix maps drive Z: to / (a symlink), and a tree
+# walk from the repository (setuptools' package discovery at every install)
+# would follow it round the whole file system.
+WINE_PREFIX = Path(tempfile.gettempdir()) / f"tictactoe-wine-{os.getuid()}"
 # Debian's wine64 puts its loader off PATH.
 WINE_LOADERS = ("wine64", "wine", "/usr/lib/wine/wine64")
 # The first start makes the prefix: seconds (no Mono, no Gecko: nothing here needs

@@ -27,7 +27,14 @@ LINES_AND_ANSWERS: list[tuple[list[str], list[str] | None]] = [
     (["RECTSTART 20,15"], ["OK"]),
     (["START 21"], ["ERROR unsupported size 21x21: sides 3 to 20"]),
     (["START 2"], ["ERROR unsupported size 2x2: sides 3 to 20"]),
-    (["START fifteen"], ["ERROR START takes the board's size; got 'fifteen'"]),
+    (
+        ["START fifteen"],
+        ["ERROR START takes the board's size, or its width and height; got 'fifteen'"],
+    ),
+    (["START 15 15"], ["OK"]),  # Yixin-Board's opening
+    (["START 20 15", "TURN 20,14"], ["OK", "ERROR 20,14 is off the 20x15 board"]),
+    (["START 15 21"], ["ERROR unsupported size 15x21: sides 3 to 20"]),
+    (["START 15 x"], ["ERROR START takes the board's size, or its width and height; got 'x'"]),
     (["RECTSTART 20"], ["ERROR RECTSTART takes width,height; got '20'"]),
     (["BEGIN"], ["ERROR no game: send START first"]),
     (["TURN 7,7"], ["ERROR no game: send START first"]),

@@ -243,6 +243,20 @@ def test_a_whole_game_against_python_m_service_brain(
     assert game.winner is not None or game.board().is_full()
 
 
+@pytest.mark.slow
+def test_a_whole_renju_game_between_the_windows_and_the_linux_brains(
+    linux_brain: Executable, windows_brain: Executable
+) -> None:
+    """The Windows executable under Wine plays Black against the Linux one, to
+    the end, with the referee forfeiting any forbidden or illegal move."""
+    windows = Entrant(windows_brain.command, windows_brain.env)
+    linux = Entrant(linux_brain.command, linux_brain.env)
+    game = play(15, Rule.RENJU, turn_ms=150, entrants=(windows, linux))
+    assert game.forfeit is None
+    assert game.winner is not None or game.board().is_full()
+    assert len(game.moves) >= 9  # a game, not a start
+
+
 def test_the_executables_need_no_python(linux_brain: Executable, windows_brain: Executable) -> None:
     """Linux: static (no interpreter, no shared library). Windows: the system's
     DLLs only."""

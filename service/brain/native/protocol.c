@@ -641,14 +641,24 @@ new_game(Brain *b, int64_t cols, int64_t rows)
     return 0;
 }
 
+/* START n, or Yixin-Board's START width height (it opens with START 15 15). */
 static int
 start(Brain *b, const char *argument)
 {
-    int64_t size;
-    if (read_number(b, argument, strlen(argument), "START takes the board's size", &size) < 0) {
+    const char *what = "START takes the board's size, or its width and height";
+    const char *space = strchr(argument, ' ');
+    int64_t cols, rows;
+    if (space == NULL) {
+        if (read_number(b, argument, strlen(argument), what, &cols) < 0) {
+            return -1;
+        }
+        return new_game(b, cols, cols);
+    }
+    if (read_number(b, argument, (size_t)(space - argument), what, &cols) < 0 ||
+        read_number(b, space + 1, strlen(space + 1), what, &rows) < 0) {
         return -1;
     }
-    return new_game(b, size, size);
+    return new_game(b, cols, rows);
 }
 
 static int
