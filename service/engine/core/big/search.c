@@ -15,8 +15,13 @@
  * moves are only those it may play (board.h's big_legal()): a block it may
  * not play is a loss, and its forbidden flex4 cells are no threat.
  *
- * At the horizon, a side to move with a four to make gets a short search for
- * a win by continuous fours (LEAF_VCF_*) before the evaluation.
+ * At the horizon (depth 0 and below) a quiescence search takes over
+ * (quiesce()): the side to move may stand pat on the evaluation or make a
+ * four, whose block is the other side's only move and costs nothing, so a
+ * line of fours is searched to its end, within QUIET_FOURS fours and
+ * QUIET_NODES nodes, with alpha-beta bounds. Wins by continuous fours, and
+ * fours that gain or lose on the evaluation, show at the leaves. Its entries
+ * go in the table at depth 0, never over a deeper search's.
  *
  * Candidates elsewhere: the empty cells within two of a stone, and every cell
  * where either side makes a four or an open three, ordered by the table's
@@ -38,9 +43,10 @@
 #define LMR_DIVISOR 2.0
 #define LMR_MAX_DEPTH 64
 #define HISTORY_GOOD 1000
-/* The continuous-four search at the horizon: attacker moves and nodes. */
-#define LEAF_VCF_DEPTH 6
-#define LEAF_VCF_NODES 64
+/* The quiescence search: the most fours (both sides') in a line below the
+ * horizon, and the nodes one horizon node may spend. */
+#define QUIET_FOURS 6
+#define QUIET_NODES 64
 
 /* What making (attack) and taking (defence) each kind of cell is worth in the
  * move order. */
@@ -216,6 +222,91 @@ big_reduction(const BigSearch *S, int depth, int place, int cell, int pv)
     return r < 0 ? 0 : r > depth - 1 ? depth - 1 : r;
 }
 
+/* The quiescence search at the horizon, for a side to move with no five point
+ * of the other side to block (big_pvs() has checked the tactics): the
+ * evaluation (standing pat), or better, one of its fours. A four's block is
+ * forced, so big_pvs() plays it at the same depth and comes back here with
+ * the same side to move (or, when the block makes a four, after that four's
+ * forced block, with the other side to move: it stands pat or makes its own
+ * fours). A four costs one of QUIET_FOURS (depth counts down below 0), and a
+ * line that makes two five points or a four X may not block ends in
+ * big_pvs()'s tactics. Under renju X makes only its legal fours. The values
+ * are estimates within big_pvs()'s bound semantics (fail-soft, at least the
+ * standing value unless the table answers): a line cut short by QUIET_FOURS
+ * or QUIET_NODES, or an open three of the other side left unanswered, stands
+ * pat.
+ *
+ * The table is read only where there is a four to search (most horizon nodes
+ * have none, or stand pat above beta, and skip its cache miss); what is
+ * stored goes at depth 0, and not over a deeper search's entry, which a store
+ * of an exact value would otherwise replace (table.h). */
+static int
+quiesce(BigSearch *S, int depth, int alpha, int beta, int ply)
+{
+    BigBoard *b = &S->board;
+    int me = b->side;
+    if (depth == 0) {
+        S->quiet_until = S->clock.nodes + QUIET_NODES; /* a new horizon node */
+    }
+    int stand = static_value(b);
+    if (stand >= beta || depth <= -QUIET_FOURS || S->clock.nodes >= S->quiet_until ||
+        !cells_any(&b->four[me])) {
+        return stand;
+    }
+    int pv = beta - alpha > 1;
+    uint64_t key0, key1;
+    big_key(b, &key0, &key1);
+    int first = -1, entry_value, bound, entry_depth = -1, move;
+    if (table_probe_big(S->tt, key0, key1, &entry_value, &bound, &entry_depth, &move)) {
+        S->hits++;
+        if (move < b->sh->cells && cells_has(&b->four[me], move)) {
+            first = move;
+        }
+        int value = from_table(entry_value, ply);
+        if (!pv && (bound == BOUND_EXACT || (bound == BOUND_LOWER && value >= beta) ||
+                    (bound == BOUND_UPPER && value <= alpha))) {
+            return value;
+        }
+    }
+    else {
+        S->misses++;
+    }
+    Picker fours;
+    fours.count = fours.next = 0;
+    for (int c = cells_next(&b->four[me], -1); c >= 0; c = cells_next(&b->four[me], c)) {
+        if (big_legal(b, c)) {
+            fours.cell[fours.count] = (int16_t)c;
+            fours.score[fours.count++] = c == first ? INT32_MAX : big_move_order(S, c, MAX_PLY);
+        }
+    }
+    uint64_t before = S->clock.nodes;
+    int best = stand, best_move = BIG_NO_MOVE, a = alpha > stand ? alpha : stand;
+    for (int c = pick(&fours); c >= 0; c = pick(&fours)) {
+        big_play(b, c);
+        int value = -big_pvs(S, depth - 1, -beta, -a, ply + 1);
+        big_undo(b, c);
+        if (S->clock.stop) {
+            return 0;
+        }
+        if (value > best) {
+            best = value;
+            best_move = c;
+            if (value > a) {
+                a = value;
+                if (a >= beta) {
+                    break;
+                }
+            }
+        }
+    }
+    if (entry_depth <= 0) {
+        int stored = best <= alpha ? BOUND_UPPER : best >= beta ? BOUND_LOWER : BOUND_EXACT;
+        table_store_big(S->tt, key0, key1, to_table(best, ply), stored, 0, best_move,
+                        S->clock.nodes - before);
+    }
+    return best;
+}
+
 HOT int
 big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
 {
@@ -244,21 +335,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
         return static_value(b);
     }
     if (depth <= 0 && !threats) {
-        /* The horizon: a win by continuous fours the evaluation cannot see,
-         * searched with a small allowance of its own. */
-        if (cells_any(&b->four[me])) {
-            Line line;
-            uint64_t limit = allow(&S->clock, LEAF_VCF_NODES);
-            int plies = big_vcf(S, LEAF_VCF_DEPTH, &line);
-            unallow(&S->clock, limit);
-            if (S->clock.stop) {
-                return 0;
-            }
-            if (plies) {
-                return WIN - ply - plies;
-            }
-        }
-        return static_value(b);
+        return quiesce(S, depth, alpha, beta, ply);
     }
     /* No win can come sooner than the next-but-one move: a narrower window. */
     if (alpha < -(WIN - ply - 2)) {
@@ -273,7 +350,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     int pv = beta - alpha > 1;
     uint64_t key0, key1;
     big_key(b, &key0, &key1);
-    int first = -1, entry_value, bound, entry_depth, move;
+    int first = -1, entry_value, bound, entry_depth = -1, move;
     if (table_probe_big(S->tt, key0, key1, &entry_value, &bound, &entry_depth, &move)) {
         S->hits++;
         if (move < b->sh->cells && !b->stone[move] && big_legal(b, move)) {
@@ -373,8 +450,11 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
             }
         }
     }
-    int stored = best <= alpha ? BOUND_UPPER : best >= beta ? BOUND_LOWER : BOUND_EXACT;
-    table_store_big(S->tt, key0, key1, to_table(best, ply), stored, depth, best_move,
-                    S->clock.nodes - before);
+    /* (A forced block below the horizon keeps a deeper search's entry.) */
+    if (depth > 0 || entry_depth <= 0) {
+        int stored = best <= alpha ? BOUND_UPPER : best >= beta ? BOUND_LOWER : BOUND_EXACT;
+        table_store_big(S->tt, key0, key1, to_table(best, ply), stored, depth, best_move,
+                        S->clock.nodes - before);
+    }
     return best;
 }

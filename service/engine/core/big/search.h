@@ -12,7 +12,8 @@
  *
  * The files: threats.c (continuous fours and threes, the defences against a
  * three), search.c (alpha-beta/PVS with iterative deepening, move order and
- * candidates), root.c (every candidate's value, proofs and lines).
+ * candidates, the quiescence search over fours at the horizon), root.c (every
+ * candidate's value, proofs and lines).
  */
 #ifndef BIG_SEARCH_H
 #define BIG_SEARCH_H
@@ -45,6 +46,7 @@ typedef struct {
     int16_t killers[MAX_PLY][2];
     int32_t history[2][BIG_MAX_CELLS];
     int root_moves; /* the root's candidates: a cap on the branching below */
+    uint64_t quiet_until; /* the node count a horizon node's quiescence search ends at */
     int max_depth;  /* > 0: a fixed-depth search, without the threat proofs */
 } BigSearch;
 
