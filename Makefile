@@ -104,8 +104,9 @@ pytest: $(DEV_STAMP) $(NODE_STAMP) tools
 
 test: tools lint typecheck pytest sanitize
 
-# The differential suite, the library's boundary and the fuzzer's corpus
-# against a build of the core with AddressSanitizer and
+# The differential suite, the library's boundary, renju and the fuzzer's
+# corpus against a build of the extension (the core, and the brain its
+# run_brain calls) with AddressSanitizer and
 # UndefinedBehaviorSanitizer: any out-of-bounds access, overflow or undefined
 # shift aborts the run. The interpreter is not built with ASan, so the runtime
 # is preloaded and leak checking (which would report the interpreter's own
@@ -125,7 +126,7 @@ $(SANITIZED_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
 	$(CC) $(CHECKED_CORE_FLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-I$(PY_INCLUDE) $(EXTENSION_C) -o $@
 
-# The fuzzer's build of the core. Its coverage comes from the Python side
+# The fuzzer's build of the extension. Its coverage comes from the Python side
 # (atheris instruments the modules; GCC cannot build libFuzzer's coverage),
 # and AddressSanitizer's runtime, preloaded, would take libFuzzer's coverage
 # hooks from it: so this build checks without a runtime (undefined behaviour
