@@ -27,23 +27,11 @@ from local_server import REPO
 
 sys.path.insert(0, str(REPO))
 
-from service.engine import _core
 from tests import renju_reference as reference
+from tests.engine.test_renju import core_verdicts  # the suite's own reading of the core
 
 SIZES = (9, 15, 20)
-KINDS = {1: "overline", 2: "double-four", 3: "double-three"}
 CHUNK = 100  # positions per task
-
-
-def core_verdicts(grid: list[str]) -> dict[tuple[int, int], str]:
-    rows, cols = len(grid), len(grid[0])
-    size = (rows * cols + 7) // 8
-    x = sum(1 << r * cols + c for r in range(rows) for c in range(cols) if grid[r][c] == "X")
-    o = sum(1 << r * cols + c for r in range(rows) for c in range(cols) if grid[r][c] == "O")
-    found = _core.renju_forbidden(
-        rows, cols, x.to_bytes(size, "little"), o.to_bytes(size, "little")
-    )
-    return {divmod(cell, cols): KINDS[kind] for cell, kind in found}
 
 
 def compare(task: tuple[int, int, int]) -> dict[str, object]:
