@@ -580,6 +580,7 @@ def proof_measures(
             for k, count in proven.items():
                 figures[f"{key}_proven_k{k}"] = count
                 figures[f"{key}_positions_k{k}"] = sum(b.k == k for b in middle)
+        stored_position_measures(server.url, record, figures)
     # Without the book: one cold engine per board, a minute at most.
     for rows, cols, k, limit in ((5, 5, 4, 10), (5, 6, 4, 60), (7, 7, 5, 60)):
         engine = Engine(node_budget=10**12, table_bytes=512 * 2**20)
@@ -600,38 +601,91 @@ def proof_measures(
         figures[f"solve_{cols}{rows}{k}_nodes"] = found.nodes
 
 
+def stored_position_measures(
+    url: str,
+    record: Callable[[str, float, str, str, bool, str], None],
+    figures: dict[str, object],
+) -> None:
+    """Issue 29: a sample of the shipped stores' positions asked of a fresh
+    server, one at a time: the slowest answer, and how many are proven."""
+    from service.engine import store  # noqa: PLC0415
+
+    rng = random.Random(29)
+    times, proven, asked = [], 0, 0
+    for path in store.paths():
+        kept = store.load(path)
+        for position in rng.sample(kept.positions, min(50, len(kept.positions))):
+            board = kept.board(position)
+            if board.is_game_over():
+                continue
+            body = {"board": board.format(), "k": board.k, "player": board.side_to_move.value}
+            status, answer, seconds = post(url + "/v1/analysis", body)
+            assert status == 200, answer
+            times.append(seconds)
+            proven += answer["outcome"] is not None
+            asked += 1
+    slowest = max(times)
+    record(
+        f"stored positions, {asked} of them: slowest answer on a fresh server",
+        slowest,
+        "s",
+        "<= 0.05 s",
+        slowest <= 0.05,
+        "stored_slowest_s",
+    )
+    figures["stored_median_s"] = round(statistics.median(times), 4)
+    figures["stored_proven"] = proven
+    figures["stored_asked"] = asked
+
+
 # (8,8,5) without the book (make prove-885, not make bench): the literature's
-# proof took 17.4 hours (Hsu et al. 2020); the target is an hour, both cores.
-PROVE_885_SECONDS = 3600
+# proof took 17.4 hours (Hsu et al. 2020); the target (issue 29) is 600 s on
+# the machine's cores.
+PROVE_885_SECONDS = 600
+PROVE_885_LIMIT_SECONDS = 3600  # the search stops here, proven or not
 PROVE_885_TABLE_BYTES = 6 << 30
 
 
 def prove_885() -> int:
     """The empty 8x8 board, k=5, searched by the exact core alone from a cold
-    table until proven or PROVE_885_SECONDS pass; prints the figures and
-    exits 1 unless it is proven the literature's draw in time."""
+    table, its root's proofs split over every core, until proven or
+    PROVE_885_LIMIT_SECONDS pass; prints the figures and exits 1 unless it is
+    proven the literature's draw within PROVE_885_SECONDS."""
+    import resource  # noqa: PLC0415 - POSIX only, like this measure
+
     from service.engine import SearchControl  # noqa: PLC0415
 
-    engine = Engine(node_budget=10**15, table_bytes=PROVE_885_TABLE_BYTES, core_only=True)
+    threads = os.cpu_count() or 1
+    engine = Engine(
+        node_budget=10**15,
+        table_bytes=PROVE_885_TABLE_BYTES,
+        core_only=True,
+        proof_threads=threads,
+    )
     board = Board(geometry(8, 8, 5), 0, 0, Player.X)
     started = time.perf_counter()
-    found = engine.search(board, control=SearchControl(time.monotonic() + PROVE_885_SECONDS))
+    control = SearchControl(time.monotonic() + PROVE_885_LIMIT_SECONDS)
+    found = engine.search(board, control=control)
     seconds = time.perf_counter() - started
     outcome = None if found.outcome is None else found.outcome.value
     per_move = {
         str(m.cell): None if m.proven is None and not m.exact else m.score for m in found.moves
     }
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     figures = {
         "prove_885_outcome": outcome,
         "prove_885_seconds": round(seconds, 1),
         "prove_885_nodes": found.nodes,
+        "prove_885_threads": threads,
+        "prove_885_peak_mib": round(peak_mib),
         "prove_885_stopped_by": None if found.stopped_by is None else found.stopped_by.value,
         "prove_885_no_win_moves": sum(m.no_win for m in found.moves),
         "prove_885_moves": per_move,
     }
     print(
         f"(8,8,5) without the book: {outcome or 'not proven'} after {seconds:,.1f} s, "
-        f"{found.nodes:,} nodes (target: draw within {PROVE_885_SECONDS} s)"
+        f"{found.nodes:,} nodes on {threads} threads, peak memory {peak_mib:,.0f} MiB "
+        f"(target: a draw within {PROVE_885_SECONDS} s)"
     )
     print(json.dumps(figures))
     return 0 if outcome == literature(8, 8, 5) and seconds <= PROVE_885_SECONDS else 1

@@ -36,7 +36,7 @@ from service.api.openapi import install_openapi
 from service.api.problems import install_problem_handlers
 from service.api.replay import AnswerCache
 from service.api.solver import Solver
-from service.engine import Engine, book
+from service.engine import Engine, book, store
 from service.settings import Settings
 
 DESCRIPTION = """Move suggestions for tic-tac-toe and m,n,k-games, k in a row, from 3x3 to
@@ -153,10 +153,12 @@ def build_limits(settings: Settings) -> Limits:
 
 
 async def _solve_at_start_up(app: FastAPI) -> None:
-    """The opening book into the table, then every 3x3 position into the answers."""
+    """The opening book and the stores of proven positions into the table, then
+    every 3x3 position into the answers."""
     engine: Engine = app.state.engine
     started = time.perf_counter()
     await anyio.to_thread.run_sync(lambda: book.load().install(engine))
+    await anyio.to_thread.run_sync(lambda: store.install_all(engine))
     await anyio.to_thread.run_sync(engine.solve_game)
     app.state.metrics.startup_solve.set(time.perf_counter() - started)
     app.state.ready = True

@@ -1171,6 +1171,9 @@ def test_image_command_serves_livez_and_writes_nothing(
     grace_period = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
 
     installed = files_under(venv)
+    # The package data the engine loads at start-up is installed with it.
+    shipped = {p.name for p in installed if p.parent.name in {"engine", "stores"}}
+    assert {"book.json", "evaluation.json", "8x8k5.store"} <= shipped, shipped
     log_path = root / "server.log"
     with log_path.open("w") as log:
         server = subprocess.Popen(

@@ -13,6 +13,7 @@ BIG_MAX_SIDE: int
 SMALL_MAX_CELLS: int
 MAX_BUDGET: int
 MAX_TABLE_BYTES: int
+MAX_PROOF_THREADS: int
 PATTERNS: int
 KINDS: int
 
@@ -56,10 +57,14 @@ def analyze(
     outcome_budget: int,
     distance_budget: int,
     control: Control | None = None,
+    threads: int = 1,
 ) -> tuple[list[tuple[int, float, bool, int, tuple[int, ...], bool]], int, int, int]: ...
 def store(
     shape: Shape, table: Table, x: int, o: int, x_to_move: bool, lower: int, upper: int, /
 ) -> None: ...
+def proven_positions(
+    shape: Shape, table: Table, max_marks: int, /
+) -> list[tuple[int, int, bool, int, int]]: ...
 def threat_win(shape: Shape, x: int, o: int, x_to_move: bool, nodes: int, /) -> tuple[int, int]: ...
 def heuristic(shape: Shape, x: int, o: int, x_to_move: bool, cell: int = -1, /) -> float: ...
 def pairing(shape: Shape, x: int, o: int, x_to_move: bool, /) -> list[tuple[int, int]] | None: ...

@@ -27,6 +27,7 @@ from service.engine.score import Outcome, Score, outcome, plies_to_end
 from service.engine.search import (
     CORE_ALONE_SIDE,
     MAX_BUDGET,
+    MAX_PROOF_THREADS,
     CoreResult,
     GameContext,
     SearchControl,
@@ -234,7 +235,9 @@ class Engine:
     state (history, the memo of failed threat searches) from one analysis to
     the next, as a game's searches build on each other: for a caller that
     plays one game and analyses one position at a time (the brain), never for
-    concurrent requests.
+    concurrent requests. ``proof_threads`` above 1 splits the exact core's
+    root proofs over that many threads (the offline proofs of ``make
+    prove-885`` and the book; a request's search keeps to one thread).
     """
 
     def __init__(
@@ -247,8 +250,12 @@ class Engine:
         max_depth: int | None = None,
         core_only: bool = False,
         one_game: bool = False,
+        proof_threads: int = 1,
     ) -> None:
         _check_budget(node_budget)
+        if not 1 <= proof_threads <= MAX_PROOF_THREADS:
+            raise ValueError(f"proof_threads must be 1 to {MAX_PROOF_THREADS}, got {proof_threads}")
+        self.proof_threads = proof_threads
         if max_depth is not None and not 1 <= max_depth <= MAX_DEPTH:
             raise ValueError(f"max_depth must be 1 to {MAX_DEPTH}, got {max_depth}")
         self.node_budget = node_budget
@@ -373,6 +380,7 @@ class Engine:
             outcome_budget=outcome_budget,
             distance_budget=distance_budget,
             control=control,
+            threads=self.proof_threads,
         )
 
     def _run_big(self, board: Board, budget: int, control: SearchControl | None) -> CoreResult:

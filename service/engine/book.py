@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.engine import _core
+from service.engine import _core, store
 from service.engine.analysis import Engine, MoveValue
 from service.engine.board import Board, Player
 from service.engine.geometry import MIN_K, MIN_SIDE, Geometry, Rule, geometry
@@ -53,11 +54,15 @@ DEFAULT_BUILD_BUDGET = 300_000_000
 # The same for the shapes with a side of 8 (make book-8x8).
 WIDE_BUILD_BUDGET = 300_000_000
 BUILD_TABLE_BYTES = 512 * 2**20
-# The proofs that need more than that: (8,8,5) took 2.19 G nodes with a 6 GiB
-# table (make book-8x8 gives it this budget and table; see docs/performance.md).
+# The proofs that need more than that: (8,8,5) took 1.10 G nodes with a 6 GiB
+# table (make book-8x8 gives it this budget and table, splits its root's
+# proofs over the machine's cores, and keeps what it proved near the root in
+# a store: see store.py and docs/performance.md).
 LONG_PROOFS: dict[tuple[int, int, int, Rule], tuple[int, int]] = {
     (8, 8, 5, Rule.FREESTYLE): (10_000_000_000, 6 * 2**30),
 }
+# The store keeps the long proofs' positions with at most this many marks.
+STORE_MARKS = 6
 
 
 @dataclass(frozen=True)
@@ -222,9 +227,11 @@ def shapes() -> Iterator[Geometry]:
                     yield exact
 
 
-def prove(board: Board, budget: int, table_bytes: int = BUILD_TABLE_BYTES) -> BookEntry:
-    """What one cold search of ``budget`` nodes proves about ``board``'s moves."""
-    engine = Engine(node_budget=budget, table_bytes=table_bytes, core_only=True)
+def prove(board: Board, budget: int, engine: Engine | None = None) -> BookEntry:
+    """What one cold search of ``budget`` nodes proves about ``board``'s moves
+    (by default on one thread, with a table of BUILD_TABLE_BYTES)."""
+    if engine is None:
+        engine = Engine(node_budget=budget, table_bytes=BUILD_TABLE_BYTES, core_only=True)
     started = time.perf_counter()
     analysis = engine.search(board)
     seconds = time.perf_counter() - started
@@ -242,7 +249,7 @@ def prove(board: Board, budget: int, table_bytes: int = BUILD_TABLE_BYTES) -> Bo
     return BookEntry(board, tuple(moves), analysis.nodes, seconds, budget)
 
 
-def build(budget: int, chosen: Sequence[Geometry]) -> Book:
+def build(budget: int, chosen: Sequence[Geometry], store_dir: Path = store.STORE_DIR) -> Book:
     """Prove the empty board of each ``chosen`` shape with ``budget`` nodes, or
     with its own budget and table where LONG_PROOFS names it, printing a line
     for each as it is done."""
@@ -250,8 +257,18 @@ def build(budget: int, chosen: Sequence[Geometry]) -> Book:
     for shape in chosen:
         key = (shape.rows, shape.cols, shape.k, shape.rule)
         nodes, table_bytes = LONG_PROOFS.get(key, (budget, BUILD_TABLE_BYTES))
-        entry = prove(Board(shape, 0, 0, Player.X), nodes, table_bytes)
+        threads = os.cpu_count() or 1 if key in LONG_PROOFS else 1
+        engine = Engine(
+            node_budget=nodes, table_bytes=table_bytes, core_only=True, proof_threads=threads
+        )
+        entry = prove(Board(shape, 0, 0, Player.X), nodes, engine)
         entries.append(entry)
+        if key in LONG_PROOFS:
+            kept = store.collect(engine, shape, STORE_MARKS)
+            path = store.path_for(shape, store_dir)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(kept.to_bytes())
+            print(f"{path}: {len(kept.positions):,} positions", flush=True)
         proven = len(entry.moves)
         print(
             f"{shape.rows}x{shape.cols} k={shape.k} {shape.rule}: {proven} move classes bounded, "

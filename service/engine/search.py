@@ -43,6 +43,7 @@ BUCKET_BYTES: int = _core.BUCKET_BYTES  # the table is made of buckets of
 BUCKET_SLOTS: int = _core.BUCKET_SLOTS  # this many entries
 MAX_BUDGET: int = _core.MAX_BUDGET  # the most nodes a search may be given
 MAX_TABLE_BYTES: int = _core.MAX_TABLE_BYTES  # the largest table
+MAX_PROOF_THREADS: int = _core.MAX_PROOF_THREADS  # Engine(proof_threads=...) at most
 
 
 class SearchCancelled(Exception):  # noqa: N818 - the caller asked for it
@@ -197,6 +198,7 @@ def run(
     outcome_budget: int,
     distance_budget: int,
     control: SearchControl | None = None,
+    threads: int = 1,
 ) -> CoreResult:
     """Analyse the position ``(x, o)`` in the compiled core, without the GIL.
 
@@ -204,9 +206,21 @@ def run(
     up to ``distance_budget`` (in all) on the distances of proven wins and
     losses, and the rest of ``budget`` on estimates. Raises
     :class:`SearchCancelled` when ``control`` was cancelled meanwhile.
+    ``threads`` above 1 splits the root's proofs that a side cannot win over
+    that many threads (the offline proofs; see ``split_moves()`` in
+    ``core/small/zones.c``).
     """
     moves, nodes, depth, stop = _core.analyze(
-        core_shape(shape), table, x, o, x_to_move, budget, outcome_budget, distance_budget, control
+        core_shape(shape),
+        table,
+        x,
+        o,
+        x_to_move,
+        budget,
+        outcome_budget,
+        distance_budget,
+        control,
+        threads,
     )
     if stop == _core.STOP_CANCELLED:
         raise SearchCancelled

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from service.engine import Board, Engine, Player, Rule, geometry
+from service.engine import Board, Engine, Player, Rule, geometry, store
 from service.engine.analysis import MoveValue
 from service.engine.book import (
     BOOK_PATH,
     LONG_PROOFS,
+    STORE_MARKS,
     Book,
     BookEntry,
     build,
@@ -172,18 +173,25 @@ def test_make_books_help_says_what_each_option_does(capsys: pytest.CaptureFixtur
 
 
 def test_a_shape_with_a_long_proof_is_built_with_its_own_budget_and_table(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """LONG_PROOFS gives (8,8,5) its own budget and table; any shape it names is
-    built with them, the others with the budget asked for. (On 3x5 a 1 KiB table
-    costs the proof more nodes than the build's table: the test can tell.)"""
-    tiny_table = 1 << 10
-    monkeypatch.setitem(LONG_PROOFS, (3, 5, 3, Rule.FREESTYLE), (10_000_000, tiny_table))
-    built = build(54_321, [geometry(3, 5, 3), geometry(3, 3, 3, Rule.EXACT)])
+    built with them, the others with the budget asked for, and its proof's
+    positions near the root are kept in a store. (On 3x5 a 1 KiB table costs
+    the proof more nodes than the build's table: the test can tell.)"""
+    small_table = 1 << 10
+    monkeypatch.setitem(LONG_PROOFS, (3, 5, 3, Rule.FREESTYLE), (10_000_000, small_table))
+    built = build(54_321, [geometry(3, 5, 3), geometry(3, 3, 3, Rule.EXACT)], tmp_path)
     assert [entry.budget for entry in built.entries] == [10_000_000, 54_321]
     empty = Board(geometry(3, 5, 3), 0, 0, Player.X)
-    assert built.entries[0].nodes == prove(empty, 10_000_000, tiny_table).nodes
+    engine = Engine(node_budget=10_000_000, table_bytes=small_table, core_only=True)
+    assert built.entries[0].nodes == prove(empty, 10_000_000, engine).nodes
     assert built.entries[0].nodes != prove(empty, 10_000_000).nodes
+    kept = store.load(tmp_path / "3x5k3.store")
+    assert kept.shape == geometry(3, 5, 3)
+    assert kept.positions
+    assert all((p.x | p.o).bit_count() <= STORE_MARKS for p in kept.positions)
+    assert [p.name for p in tmp_path.iterdir()] == ["3x5k3.store"]
 
 
 def test_internal_bounds_are_what_each_kind_of_move_value_proves() -> None:

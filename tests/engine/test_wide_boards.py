@@ -70,16 +70,30 @@ def test_late_games_with_a_side_of_8_agree_with_the_reference(board: Board) -> N
     assert actual_fields(Engine(table_bytes=1 << 20).analyze(board)) == expected, repr(board)
 
 
-def fake_wins(engine: Engine, board: Board, *, other_side: bool = False) -> None:
+def colour_twin(board: Board) -> bool:
+    """Whether swapping the colours gives an image of ``board`` under a symmetry."""
+    return min(board.shape.position_codes(board.x, board.o)) == min(
+        board.shape.position_codes(board.o, board.x)
+    )
+
+
+def fake_wins(
+    engine: Engine, board: Board, *, other_side: bool = False, swapped: bool = False
+) -> None:
     """Store, for every child of ``board``, a false bound: a win at once for the
     child's side to move, which would make every move of ``board`` lose; with
-    ``other_side``, the same marks stored with the other side to move."""
+    ``other_side``, the same marks stored with the other side to move (but for
+    a child that is its own colour twin, which is then the same position), and
+    with ``swapped`` too, the colours swapped: the same position."""
     shape = core_shape(board.shape)
     for cell in board.empty_cells():
         child = board.play(cell)
+        if other_side and not swapped and colour_twin(child):
+            continue
         left = board.shape.cells - child.mark_count
         x_to_move = (child.side_to_move is Player.X) != other_side
-        _core.store(shape, engine.table, child.x, child.o, x_to_move, left, left)
+        x, o = (child.o, child.x) if swapped else (child.x, child.o)
+        _core.store(shape, engine.table, x, o, x_to_move, left, left)
 
 
 def other_variants(board: Board) -> list[Board]:
@@ -120,6 +134,21 @@ def test_one_table_keeps_k_rule_and_side_to_move_apart(rows: int, cols: int) -> 
     engine = Engine(table_bytes=1 << 20)
     fake_wins(engine, board, other_side=True)
     assert engine.analyze(board, node_budget=20_000) == fresh
+    # A wide key is the mover's, not the colours': the children with the other
+    # side to move and the colours swapped are the same positions.
+    twins = Engine(table_bytes=1 << 20)
+    fake_wins(twins, board, other_side=True, swapped=True)
+    assert twins.analyze(board, node_budget=20_000) == fooled.analyze(board, node_budget=20_000)
+
+
+@settings(max_examples=20, deadline=None)
+@given(late_positions(max_empties=10))
+def test_a_position_and_its_colour_twin_share_their_value(board: Board) -> None:
+    """Nothing in the game tells the colours apart (the wide keys count on it):
+    the side to move's value is the same with the colours swapped."""
+    twin = Board(board.shape, board.o, board.x, board.side_to_move.other)
+    assume(twin.winner is None)
+    assert move_scores(twin) == move_scores(board), repr(board)
 
 
 def test_a_position_too_full_for_a_key_is_not_stored() -> None:
@@ -190,3 +219,56 @@ def test_and_the_big_board_search_plays_on_where_it_cannot() -> None:
     # With a fixed depth (a difficulty level), the big-board search plays alone.
     fixed = Engine(max_depth=2).analyze(board, node_budget=20_000)
     assert fixed.omitted.count > 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(late_positions(max_empties=12), st.integers(2, 3))
+def test_a_proof_split_over_threads_agrees_with_the_reference(board: Board, threads: int) -> None:
+    """``proof_threads`` splits the root's proofs that a side cannot win (from
+    10 empty cells on) over threads sharing the tables: the answer is the
+    reference's all the same."""
+    assume(board.shape.cells - board.mark_count >= 10)
+    engine = Engine(table_bytes=1 << 20, proof_threads=threads)
+    assert actual_fields(engine.analyze(board)) == expected_fields(board), repr(board)
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "k", "moves"),
+    [
+        (8, 8, 5, [27, 28, 36, 35, 45, 18]),
+        (8, 8, 6, [27]),
+        (8, 8, 4, [27, 28]),
+        (6, 8, 5, []),
+        (7, 8, 4, []),
+    ],
+)
+def test_a_proof_split_over_threads_proves_what_one_thread_proves(
+    rows: int, cols: int, k: int, moves: list[int]
+) -> None:
+    """The same values (draws exact, wins and losses proven), with two threads as
+    with one; a budget bounds each thread's nodes."""
+    board = Board(geometry(rows, cols, k), 0, 0, Player.X)
+    for cell in moves:
+        board = board.play(cell)
+    budget = 3_000_000
+    answers = [
+        Engine(table_bytes=1 << 26, core_only=True, proof_threads=threads).analyze(
+            board, node_budget=budget
+        )
+        for threads in (1, 2)
+    ]
+    alone, split = ([(m.cell, m.score, m.exact, m.proven) for m in a.moves] for a in answers)
+    assert split == alone
+    assert any(m.exact or m.proven for m in answers[0].moves)
+    assert answers[1].nodes <= 2 * budget + 10_000
+
+
+@pytest.mark.parametrize("threads", [0, 65])
+def test_proof_threads_out_of_range_are_refused(threads: int) -> None:
+    with pytest.raises(ValueError, match="proof_threads must be 1 to 64"):
+        Engine(proof_threads=threads)
+    board = Board(geometry(8, 8, 5), 0, 0, Player.X)
+    with pytest.raises(ValueError, match="threads must be 1 to 64"):
+        _core.analyze(
+            core_shape(board.shape), Engine().table, 0, 0, True, 10, 10, 10, None, threads
+        )

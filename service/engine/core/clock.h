@@ -30,6 +30,7 @@ void control_shorten(Control *ctl, int64_t deadline_ns);
 
 typedef struct {
     Control *ctl;       /* NULL: no deadline, no cancellation */
+    Control *group;     /* NULL, or the stop that a split's threads share (small/zones.c) */
     uint64_t nodes;     /* nodes visited so far */
     uint64_t limit;     /* the node count at which the search stops (STOP_BUDGET) */
     int stop;           /* why the search stopped (STOP_*), STOP_NONE while it runs */
@@ -62,6 +63,11 @@ count_node(Clock *c)
         return 1;
     }
     c->nodes++;
+    if ((c->nodes & CHECK_MASK) == 0 && c->group != NULL &&
+        atomic_load_explicit(&c->group->cancelled, memory_order_relaxed)) {
+        c->stop = STOP_CANCELLED;
+        return 1;
+    }
     if ((c->nodes & CHECK_MASK) == 0 && c->ctl != NULL) {
         if (atomic_load_explicit(&c->ctl->cancelled, memory_order_relaxed)) {
             c->stop = STOP_CANCELLED;

@@ -570,15 +570,19 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"shape", "table",          "x",
                              "o",     "x_to_move",      "budget",
                              "outcome_budget", "distance_budget", "control",
-                             NULL};
+                             "threads", NULL};
     ShapeObject *shape_object;
     TableObject *table_object;
     PyObject *xo, *oo, *budget_arg, *outcome_arg, *distance_arg, *control = Py_None;
-    int x_to_move;
+    int x_to_move, threads = 1;
     uint64_t budget, outcome_budget, distance_budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&O&OOpOOO|O", kwlist, shape_arg,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&O&OOpOOO|Oi", kwlist, shape_arg,
                                      &shape_object, table_arg, &table_object, &xo, &oo, &x_to_move,
-                                     &budget_arg, &outcome_arg, &distance_arg, &control)) {
+                                     &budget_arg, &outcome_arg, &distance_arg, &control, &threads)) {
+        return NULL;
+    }
+    if (threads < 1 || threads > MAX_PROOF_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be 1 to %d", MAX_PROOF_THREADS);
         return NULL;
     }
     Shape *shape = &shape_object->shape;
@@ -604,6 +608,7 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     S.sh = shape;
     S.tt = table;
     S.clock.ctl = control_of(control);
+    S.threads = threads;
     Node root;
     RootMove moves[MAX_CELLS];
     int count = 0;
@@ -623,6 +628,7 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     Py_DECREF(shape_object);
     free(S.est);
     free(S.zones);
+    free(S.zone_locks);
     if (result.stop < 0) {
         return PyErr_NoMemory();
     }
@@ -807,6 +813,72 @@ core_store(PyObject *Py_UNUSED(module), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Every position of ``shape`` with at most ``max_marks`` marks whose proven
+ * bounds the table holds, as (x, o, x_to_move, lower, upper), one per class
+ * of positions equal under the board's symmetries (a wide shape's, under the
+ * colours' swap too: see canonical()). An entry is decoded from its key and
+ * kept only if the position's own key is that key, so other shapes' entries
+ * and big boards' never pass. For the offline proofs' store (store.py), while
+ * no search writes to the table. */
+static PyObject *
+core_proven_positions(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    ShapeObject *shape_object;
+    TableObject *table_object;
+    int max_marks;
+    if (!PyArg_ParseTuple(args, "O&O&i", shape_arg, &shape_object, table_arg, &table_object,
+                          &max_marks)) {
+        return NULL;
+    }
+    const Shape *sh = &shape_object->shape;
+    Table *t = &table_object->table;
+    PyObject *found = PyList_New(0);
+    if (found == NULL) {
+        return NULL;
+    }
+    for (uint64_t b = 0; b < t->buckets; b++) {
+        Entry *bucket = bucket_at(t->entries, b);
+        for (int i = 0; i < BUCKET_SLOTS; i++) {
+            const Entry *e = &bucket[i];
+            if (e->key0 == 0 || (e->work & ENTRY_BIG)) {
+                continue;
+            }
+            uint64_t x, o;
+            int x_to_move = 1;
+            if (sh->wide) {
+                uint64_t meta = e->key0 & e->key1;
+                x = e->key0 & ~meta;
+                o = e->key1 & ~meta;
+            }
+            else {
+                x = e->key0 & sh->full;
+                o = e->key1;
+                x_to_move = !((e->key0 >> 52) & 1);
+            }
+            if ((x | o) & ~sh->full || (x & o) || __builtin_popcountll(x | o) > max_marks) {
+                continue;
+            }
+            Node n;
+            uint64_t key0, key1;
+            root_node(sh, x, o, x_to_move, &n);
+            canonical(sh, &n, &key0, &key1);
+            if (key0 != e->key0 || key1 != e->key1) {
+                continue;
+            }
+            PyObject *item = Py_BuildValue("(KKOii)", (unsigned long long)x, (unsigned long long)o,
+                                           x_to_move ? Py_True : Py_False, (int)e->lower,
+                                           (int)e->upper);
+            if (item == NULL || PyList_Append(found, item) < 0) {
+                Py_XDECREF(item);
+                Py_DECREF(found);
+                return NULL;
+            }
+            Py_DECREF(item);
+        }
+    }
+    return found;
+}
+
 static PyObject *
 core_can_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
@@ -841,6 +913,7 @@ core_can_win(PyObject *Py_UNUSED(module), PyObject *args)
     Py_DECREF(table_object);
     Py_DECREF(shape_object);
     free(S.zones);
+    free(S.zone_locks);
     PyObject *answer = result == NW_UNKNOWN ? Py_None : result == NW_WIN ? Py_True : Py_False;
     return Py_BuildValue("(OK)", answer, (unsigned long long)S.clock.nodes);
 }
@@ -1365,6 +1438,9 @@ static PyMethodDef core_methods[] = {
      "        control=None) -> ([(cell, value, exact, proven, line, no_win), ...], nodes, depth,\n"
      "        stop)\n\n"
      "Every legal move's internal value, searched with the GIL released."},
+    {"proven_positions", (PyCFunction)core_proven_positions, METH_VARARGS,
+     "proven_positions(shape, table, max_marks): the table's proven positions of the shape "
+     "with at most max_marks marks, (x, o, x_to_move, lower, upper) each."},
     {"store", (PyCFunction)core_store, METH_VARARGS,
      "store(shape, table, x, o, x_to_move, lower, upper): record proven bounds of a\n"
      "position (internal scores, for the side to move), kept over any search's entries."},
@@ -1430,6 +1506,7 @@ PyInit__core(void)
         PyModule_AddIntConstant(m, "BUCKET_SLOTS", BUCKET_SLOTS) < 0 ||
         PyModule_AddIntConstant(m, "BIG_MAX_SIDE", BIG_MAX_SIDE) < 0 ||
         PyModule_AddIntConstant(m, "SMALL_MAX_CELLS", MAX_CELLS) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_PROOF_THREADS", MAX_PROOF_THREADS) < 0 ||
         add_count(m, "MAX_BUDGET", MAX_BUDGET) < 0 ||
         add_count(m, "MAX_TABLE_BYTES", MAX_TABLE_BYTES) < 0) {
         Py_DECREF(m);

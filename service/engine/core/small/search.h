@@ -26,6 +26,7 @@
 #include "moves.h"
 
 #define EST_BITS 15     /* per-search estimate table: 32,768 entries */
+#define MAX_PROOF_THREADS 64
 
 typedef struct {
     uint64_t key0, key1;
@@ -41,6 +42,10 @@ typedef struct {
     uint64_t hits, misses;
     Estimate *est;
     struct ZoneEntry *zones; /* nowin()'s proofs with their zones, allocated on first use */
+    uint64_t zone_mask;      /* their count less one (see zones.c) */
+    atomic_uchar *zone_locks; /* NULL, or the locks of a zone table that threads share */
+    int threads;             /* a proof's root may split over this many threads (0, 1: none) */
+    int split_marks;         /* the marks of the root that splits (zones.c) */
 } Search;
 
 /* A position with no key (see canonical()) is never found, never stored. */

@@ -40,10 +40,18 @@ typedef struct ZoneEntry {
 
 /* Per search: 16,384 entries of 32 bytes, 512 KiB. Measured against 2 MiB:
  * 1.4% more nodes on hard 7x7 k=5 proofs, 9% more nodes/s on the bench's rate
- * positions (a fresh table per search costs its pages). */
+ * positions (a fresh table per search costs its pages). A search with a
+ * budget of LONG_PROOF_NODES or more (the offline proofs: make prove-885, the
+ * book's (8,8,5)) gets ZONE_BITS_LONG instead, 128 MiB: on (7,8,5) from the
+ * empty board, 2^20 entries took 12% fewer nodes than 2^14, and 2^22 another
+ * 0.7% fewer (12,182,416, 10,724,065, 10,648,441). */
 #ifndef ZONE_BITS
 #define ZONE_BITS 14
 #endif
+#ifndef ZONE_BITS_LONG
+#define ZONE_BITS_LONG 22
+#endif
+#define LONG_PROOF_NODES ((uint64_t)1 << 30)
 
 static uint64_t
 map_cells(const uint8_t *perm, uint64_t cells)
@@ -63,6 +71,196 @@ pair_cells(const Pairing *P)
         cells |= (uint64_t)1 << P->a[i] | (uint64_t)1 << P->b[i];
     }
     return cells;
+}
+
+/* The zone table's slots, copied whole: under a striped spin lock when the
+ * threads of a split (below) share the table, else plainly. */
+#define ZONE_LOCKS 4096
+
+static inline void
+zone_lock(Search *S, uint64_t index)
+{
+    atomic_uchar *lock = &S->zone_locks[index & (ZONE_LOCKS - 1)];
+    while (atomic_exchange_explicit(lock, 1, memory_order_acquire)) {
+        while (atomic_load_explicit(lock, memory_order_relaxed)) {
+        }
+    }
+}
+
+static inline void
+zone_unlock(Search *S, uint64_t index)
+{
+    atomic_store_explicit(&S->zone_locks[index & (ZONE_LOCKS - 1)], 0, memory_order_release);
+}
+
+static inline void
+zone_read(Search *S, uint64_t index, ZoneEntry *out)
+{
+    if (S->zone_locks == NULL) {
+        *out = S->zones[index];
+        return;
+    }
+    zone_lock(S, index);
+    *out = S->zones[index];
+    zone_unlock(S, index);
+}
+
+static inline void
+zone_write(Search *S, uint64_t index, const ZoneEntry *entry)
+{
+    if (S->zone_locks == NULL) {
+        S->zones[index] = *entry;
+        return;
+    }
+    zone_lock(S, index);
+    S->zones[index] = *entry;
+    zone_unlock(S, index);
+}
+
+static int nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired,
+                 uint64_t *zone);
+
+/* The split: the attacker's moves at the root of a proof on S->threads
+ * threads (young brothers wait). Every attacker move must be refuted, so
+ * after the first (searched alone, for its zone) the others are shared out:
+ * each thread takes the next move still inside the zones found so far and
+ * refutes it with a search of its own, sharing the table and the zone
+ * table. A win, or a move left unknown at this depth, stops them all. */
+typedef struct {
+    Search *parent;
+    const Node *n;
+    int depth, parent_paired, count;
+    uint8_t cells[MAX_CELLS];
+    uint64_t limit;               /* nodes each thread may spend */
+    atomic_int next;              /* the next move to take */
+    atomic_ullong inside, found;  /* moves not yet refuted by a zone; the zones' union */
+    atomic_int result, win_cell;  /* NW_NOWIN until a thread finds otherwise */
+    atomic_ullong nodes, hits, misses;
+    Control group;                /* cancelled once the result is known */
+} Split;
+
+static void
+split_thread(void *arg)
+{
+    Split *P = arg;
+    const Search *S = P->parent;
+    Search W = {0};
+    W.sh = S->sh;
+    W.tt = S->tt;
+    W.zones = S->zones;
+    W.zone_mask = S->zone_mask;
+    W.zone_locks = S->zone_locks;
+    W.clock.ctl = S->clock.ctl;
+    W.clock.group = &P->group;
+    W.clock.limit = P->limit;
+    for (int i; !atomic_load(&P->group.cancelled) && (i = atomic_fetch_add(&P->next, 1)) < P->count;) {
+        int cell = P->cells[i];
+        if (!(atomic_load(&P->inside) >> cell & 1)) {
+            continue; /* outside a refuted move's zone: refuted with it */
+        }
+        Node child;
+        play(W.sh, P->n, cell, &child);
+        uint64_t below;
+        int r = nowin(&W, &child, 0, P->depth - 1, P->parent_paired, &below);
+        if (r == NW_NOWIN && !W.clock.stop) {
+            if (!W.sh->exact) {
+                atomic_fetch_and(&P->inside, below);
+            }
+            atomic_fetch_or(&P->found, below);
+            continue;
+        }
+        if (atomic_load(&P->group.cancelled)) {
+            break; /* another thread's result stopped this one */
+        }
+        if (r == NW_WIN) {
+            atomic_store(&P->win_cell, cell);
+            atomic_store(&P->result, NW_WIN);
+        }
+        else {
+            int expected = NW_NOWIN;
+            atomic_compare_exchange_strong(&P->result, &expected, NW_UNKNOWN);
+        }
+        control_cancel(&P->group);
+        break;
+    }
+    atomic_fetch_add(&P->nodes, W.clock.nodes);
+    atomic_fetch_add(&P->hits, W.hits);
+    atomic_fetch_add(&P->misses, W.misses);
+    free(W.est);
+}
+
+static int
+split_moves(Search *S, const Node *n, Moves *moves, int depth, int parent_paired, uint64_t *found,
+            int *best_move)
+{
+    const Shape *sh = S->sh;
+    int first = next_move(moves);
+    if (first < 0) {
+        return NW_NOWIN;
+    }
+    Node child;
+    play(sh, n, first, &child);
+    uint64_t below;
+    int r = nowin(S, &child, 0, depth - 1, parent_paired, &below);
+    if (*best_move < 0) {
+        *best_move = first;
+    }
+    if (S->clock.stop || r != NW_NOWIN) {
+        *best_move = first;
+        return r;
+    }
+    Split *P = calloc(1, sizeof *P);
+    if (P == NULL) {
+        S->clock.stop = STOP_BUDGET;
+        return NW_UNKNOWN;
+    }
+    P->parent = S;
+    P->n = n;
+    P->depth = depth;
+    P->parent_paired = parent_paired;
+    for (int cell; (cell = next_move(moves)) >= 0;) {
+        P->cells[P->count++] = (uint8_t)cell;
+    }
+    /* Each thread may spend what is left: with threads, a budget bounds each
+     * thread's nodes, not their sum (the offline proofs' budgets are not
+     * meant to bind). */
+    P->limit = S->clock.limit > S->clock.nodes ? S->clock.limit - S->clock.nodes : 0;
+    atomic_init(&P->inside, sh->exact ? ~(uint64_t)0 : below);
+    atomic_init(&P->found, below);
+    atomic_init(&P->result, NW_NOWIN);
+    atomic_init(&P->win_cell, -1);
+    control_init(&P->group, 0);
+    PlatformThread *helpers[MAX_PROOF_THREADS];
+    int started = 0;
+    for (int t = 1; t < S->threads; t++) {
+        helpers[started] = platform_thread_start(split_thread, P, 0);
+        started += helpers[started] != NULL;
+    }
+    split_thread(P);
+    for (int t = 0; t < started; t++) {
+        platform_thread_join(helpers[t]);
+    }
+    int result = atomic_load(&P->result);
+    *found = atomic_load(&P->found);
+    if (result == NW_WIN) {
+        *best_move = atomic_load(&P->win_cell);
+    }
+    S->clock.nodes += atomic_load(&P->nodes);
+    S->hits += atomic_load(&P->hits);
+    S->misses += atomic_load(&P->misses);
+    free(P);
+    if (result == NW_UNKNOWN) {
+        /* Out of nodes, past the deadline, cancelled, or short of depth. */
+        int deadline_hit = 0, cancelled = 0;
+        clock_check(&S->clock, &deadline_hit, &cancelled);
+        if (cancelled || deadline_hit) {
+            S->clock.stop = cancelled ? STOP_CANCELLED : STOP_DEADLINE;
+        }
+        else if (S->clock.nodes >= S->clock.limit) {
+            S->clock.stop = STOP_BUDGET;
+        }
+    }
+    return result;
 }
 
 HOT static int
@@ -99,20 +297,20 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
     int frame = canonical(sh, n, &key0, &key1);
     /* Fetched now, while the zone table and the search for a pairing run. */
     table_prefetch(S->tt, key0, key1);
-    ZoneEntry *slot =
-            &S->zones[mix64(key0 ^ mix64(key1 | (uint64_t)attacker_moves << 63)) & ((1u << ZONE_BITS) - 1)];
+    uint64_t index = mix64(key0 ^ mix64(key1 | (uint64_t)attacker_moves << 63)) & S->zone_mask;
+    ZoneEntry was;
+    zone_read(S, index, &was);
     /* A position with no key (see canonical()) is never seen, never kept. */
-    int seen = key0 != 0 && slot->key0 == key0 && slot->key1 == key1 &&
-               slot->attacker == attacker_moves;
+    int seen = key0 != 0 && was.key0 == key0 && was.key1 == key1 && was.attacker == attacker_moves;
     if (seen) {
-        if (slot->result == NW_NOWIN) {
-            *zone = map_cells(sh->inverse[frame], slot->zone);
+        if (was.result == NW_NOWIN) {
+            *zone = map_cells(sh->inverse[frame], was.zone);
             return NW_NOWIN;
         }
-        if (slot->result == NW_WIN) {
+        if (was.result == NW_WIN) {
             return NW_WIN;
         }
-        if (slot->depth >= depth) {
+        if (was.depth >= depth) {
             return NW_UNKNOWN;
         }
     }
@@ -162,6 +360,13 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
         Node child;
         uint64_t inside = empty; /* attacker moves not yet refuted by a zone */
         result = attacker_moves ? NW_NOWIN : NW_WIN;
+        if (attacker_moves && !forced && S->threads > 1 && n->marks == S->split_marks) {
+            result = split_moves(S, n, &moves, depth, pair_here, &found, &best_move);
+            if (S->clock.stop) {
+                return NW_UNKNOWN;
+            }
+            moves.count = 0; /* (all searched) */
+        }
         for (int cell; (cell = next_move(&moves)) >= 0;) {
             uint64_t bit = (uint64_t)1 << cell;
             if (attacker_moves && !(inside & bit)) {
@@ -219,12 +424,9 @@ nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired
             tt_store(S, key0, key1, lower, upper, move, S->clock.nodes - before, 0);
         }
     }
-    slot->key0 = key0;
-    slot->key1 = key1;
-    slot->attacker = (uint8_t)attacker_moves;
-    slot->result = (int8_t)result;
-    slot->depth = (uint8_t)depth;
-    slot->zone = result == NW_NOWIN ? map_cells(sh->perm[frame], found) : 0;
+    ZoneEntry now = {key0, key1, result == NW_NOWIN ? map_cells(sh->perm[frame], found) : 0,
+                     (int8_t)result, (uint8_t)depth, (uint8_t)attacker_moves};
+    zone_write(S, index, &now);
     *zone = found;
     return result;
 }
@@ -236,11 +438,20 @@ int
 prove_nowin(Search *S, const Node *n, int attacker_moves, uint64_t allowance)
 {
     if (S->zones == NULL) {
-        S->zones = calloc((size_t)1 << ZONE_BITS, sizeof(ZoneEntry));
+        int bits = S->clock.limit - S->clock.nodes >= LONG_PROOF_NODES ? ZONE_BITS_LONG : ZONE_BITS;
+        S->zones = calloc((size_t)1 << bits, sizeof(ZoneEntry));
         if (S->zones == NULL) {
             return NW_UNKNOWN;
         }
+        S->zone_mask = ((uint64_t)1 << bits) - 1;
+        if (S->threads > 1) {
+            S->zone_locks = calloc(ZONE_LOCKS, sizeof(atomic_uchar));
+            if (S->zone_locks == NULL) {
+                S->threads = 1;
+            }
+        }
     }
+    S->split_marks = attacker_moves ? n->marks : -1;
     uint64_t limit = allow(&S->clock, allowance);
     int result = NW_UNKNOWN;
     uint64_t zone;
