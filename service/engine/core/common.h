@@ -48,6 +48,23 @@ add_saturating(uint64_t a, uint64_t b)
     return b > UINT64_MAX - a ? UINT64_MAX : a + b;
 }
 
+/* A spin lock of one byte (the table's and the zone table's striped locks):
+ * held for the few nanoseconds of copying an entry. */
+static inline void
+spin_lock(atomic_uchar *lock)
+{
+    while (atomic_exchange_explicit(lock, 1, memory_order_acquire)) {
+        while (atomic_load_explicit(lock, memory_order_relaxed)) {
+        }
+    }
+}
+
+static inline void
+spin_unlock(atomic_uchar *lock)
+{
+    atomic_store_explicit(lock, 0, memory_order_release);
+}
+
 static inline uint64_t
 mix64(uint64_t z)
 {

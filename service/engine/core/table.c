@@ -80,17 +80,13 @@ table_clear(Table *t)
 static inline void
 lock_stripe(Table *t, uint64_t bucket)
 {
-    atomic_uchar *lock = &t->locks[bucket & (LOCK_STRIPES - 1)];
-    while (atomic_exchange_explicit(lock, 1, memory_order_acquire)) {
-        while (atomic_load_explicit(lock, memory_order_relaxed)) {
-        }
-    }
+    spin_lock(&t->locks[bucket & (LOCK_STRIPES - 1)]);
 }
 
 static inline void
 unlock_stripe(Table *t, uint64_t bucket)
 {
-    atomic_store_explicit(&t->locks[bucket & (LOCK_STRIPES - 1)], 0, memory_order_release);
+    spin_unlock(&t->locks[bucket & (LOCK_STRIPES - 1)]);
 }
 
 /* ------------------------------------------------------------------------ */

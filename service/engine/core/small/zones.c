@@ -78,31 +78,15 @@ pair_cells(const Pairing *P)
 #define ZONE_LOCKS 4096
 
 static inline void
-zone_lock(Search *S, uint64_t index)
-{
-    atomic_uchar *lock = &S->zone_locks[index & (ZONE_LOCKS - 1)];
-    while (atomic_exchange_explicit(lock, 1, memory_order_acquire)) {
-        while (atomic_load_explicit(lock, memory_order_relaxed)) {
-        }
-    }
-}
-
-static inline void
-zone_unlock(Search *S, uint64_t index)
-{
-    atomic_store_explicit(&S->zone_locks[index & (ZONE_LOCKS - 1)], 0, memory_order_release);
-}
-
-static inline void
 zone_read(Search *S, uint64_t index, ZoneEntry *out)
 {
     if (S->zone_locks == NULL) {
         *out = S->zones[index];
         return;
     }
-    zone_lock(S, index);
+    spin_lock(&S->zone_locks[index & (ZONE_LOCKS - 1)]);
     *out = S->zones[index];
-    zone_unlock(S, index);
+    spin_unlock(&S->zone_locks[index & (ZONE_LOCKS - 1)]);
 }
 
 static inline void
@@ -112,9 +96,9 @@ zone_write(Search *S, uint64_t index, const ZoneEntry *entry)
         S->zones[index] = *entry;
         return;
     }
-    zone_lock(S, index);
+    spin_lock(&S->zone_locks[index & (ZONE_LOCKS - 1)]);
     S->zones[index] = *entry;
-    zone_unlock(S, index);
+    spin_unlock(&S->zone_locks[index & (ZONE_LOCKS - 1)]);
 }
 
 static int nowin(Search *S, const Node *n, int attacker_moves, int depth, int parent_paired,
