@@ -606,10 +606,14 @@ def stored_position_measures(
     record: Callable[[str, float, str, str, bool, str], None],
     figures: dict[str, object],
 ) -> None:
-    """Issue 29: a sample of the shipped stores' positions asked of a fresh
-    server, one at a time: the slowest answer, and how many are proven."""
+    """Issue 29: what loading the shipped stores costs at start-up, and a
+    sample of their positions asked of a fresh server, one at a time: the
+    slowest answer, and how many are proven."""
     from service.engine import store  # noqa: PLC0415
 
+    load, install = store_start_up_seconds()
+    record("stores: load (read, check)", load * 1e3, "ms", "", True, "store_load_ms")
+    record("stores: install into the table", install * 1e3, "ms", "", True, "store_install_ms")
     rng = random.Random(29)
     times, proven, asked = [], 0, 0
     for path in store.paths():
@@ -636,6 +640,17 @@ def stored_position_measures(
     figures["stored_median_s"] = round(statistics.median(times), 4)
     figures["stored_proven"] = proven
     figures["stored_asked"] = asked
+
+
+def store_start_up_seconds(repeat: int = 7) -> tuple[float, float]:
+    """Median seconds to load every shipped store, and to install them into a
+    fresh engine of the service's table size."""
+    from service.engine import store  # noqa: PLC0415
+
+    stores = [store.load(path) for path in store.paths()]
+    load = median_seconds(lambda: [store.load(path) for path in store.paths()], repeat)
+    install = median_seconds(lambda: [s.install(Engine()) for s in stores], repeat)
+    return load, install
 
 
 # (8,8,5) without the book (make prove-885, not make bench): the literature's
