@@ -35,23 +35,20 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
-import time
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from local_server import REPO
+from tactics import IMMEDIATE_BUDGET, score_suite
 
 sys.path.insert(0, str(REPO))  # the tests' plain reference labels the suite
 
-from service.engine import Analysis, Board, Engine, Outcome, Rule
+from service.engine import Analysis, Board, Outcome, Rule
 from tests import renju_reference as reference
 
 SUITE = Path(__file__).with_name("renju_tactics.json")
 QUOTAS = {"forbidden-block-win": 40, "forbidden-block-loss": 40, "false-four": 30}
-DEADLINE = 0.8  # TTT_SEARCH_DEADLINE_MS's default
-IMMEDIATE_BUDGET = 1_000
 SIZE = 15
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 Grid = list[list[str]]
@@ -278,42 +275,17 @@ def generate(seed: int) -> int:
 
 def run() -> int:
     entries = json.loads(SUITE.read_text())["positions"]
-    engine = Engine()  # the service's defaults, one shared table
-    quick = Engine(node_budget=IMMEDIATE_BUDGET)
-    tally: Counter[str] = Counter()
-    wrong: list[str] = []
-    seconds: list[float] = []
-    for index, entry in enumerate(entries):
-        board = position(entry)
-        began = time.perf_counter()
-        analysis = engine.analyze(board, deadline=time.monotonic() + DEADLINE)
-        seconds.append(time.perf_counter() - began)
+
+    def judge(
+        entry: dict[str, object], analysis: Analysis, quick: Callable[[], Analysis]
+    ) -> str | None:
         problem = right_answer(entry, analysis)
         if problem is None:
-            problem = right_answer(entry, quick.search(board))
+            problem = right_answer(entry, quick())
             problem = problem and f"at {IMMEDIATE_BUDGET} nodes: {problem}"
-        tally[entry["category"]] += problem is None
-        if problem:
-            wrong.append(f"#{index} {entry['category']}: {problem}")
-    counts = Counter(entry["category"] for entry in entries)
-    for category in QUOTAS:
-        print(f"{category:>21}: {tally[category]} of {counts[category]} right")
-    total = sum(tally.values())
-    print(
-        f"{'all':>21}: {total} of {len(entries)} right ({100 * total / len(entries):.1f}%), "
-        f"median {statistics.median(seconds):.3f} s, longest {max(seconds):.3f} s"
-    )
-    for line in wrong:
-        print("  wrong:", line)
-    print(
-        json.dumps(
-            {
-                "renju_tactics": {"right": total, "positions": len(entries), "wrong": wrong},
-                "seconds": {"median": statistics.median(seconds), "max": max(seconds)},
-            }
-        )
-    )
-    return 0 if total == len(entries) else 1
+        return problem
+
+    return score_suite("renju_tactics", entries, position, QUOTAS, judge)
 
 
 def main() -> int:

@@ -44,13 +44,23 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from local_server import REPO
 
 sys.path.insert(0, str(REPO))  # the tests' plain reference labels the suite
 
-from service.engine import GENERAL_RULES, Board, Engine, Outcome, Player, Rule, geometry
+from service.engine import (
+    GENERAL_RULES,
+    Analysis,
+    Board,
+    Engine,
+    Outcome,
+    Player,
+    Rule,
+    geometry,
+)
 from tests.engine import gomoku as ref
 
 SUITE = Path(__file__).with_name("tactics.json")
@@ -81,6 +91,35 @@ def position(entry: dict[str, object]) -> Board:
 
 def run() -> int:
     entries = json.loads(SUITE.read_text())["positions"]
+
+    def judge(
+        entry: dict[str, object], analysis: Analysis, quick: Callable[[], Analysis]
+    ) -> str | None:
+        problem = ref.right_answer(entry, analysis) or ref.claims_hold(analysis)
+        if entry["category"] in IMMEDIATE and problem is None:
+            problem = ref.right_answer(entry, quick())
+            problem = problem and f"at {IMMEDIATE_BUDGET} nodes: {problem}"
+        return problem
+
+    return score_suite("tactics", entries, position, QUOTAS, judge)
+
+
+Judge = Callable[[dict[str, object], Analysis, Callable[[], Analysis]], "str | None"]
+
+
+def score_suite(
+    key: str,
+    entries: list[dict[str, object]],
+    position: Callable[[dict[str, object]], Board],
+    categories: Iterable[str],
+    judge: Judge,
+) -> int:
+    """Every position of a suite asked of the service's defaults (one shared
+    table, a DEADLINE each) and judged: ``judge(entry, analysis, quick)`` says
+    why the answer is wrong, or None; ``quick()`` searches the position again
+    with IMMEDIATE_BUDGET nodes. Prints each category's tally, the times and a
+    JSON line under ``key``; 0 when every answer is right (this file's suite
+    and bench/renju_tactics.py's)."""
     engine = Engine()  # the service's defaults, one shared table
     quick = Engine(node_budget=IMMEDIATE_BUDGET)
     tally: Counter[str] = Counter()
@@ -91,19 +130,18 @@ def run() -> int:
         began = time.perf_counter()
         analysis = engine.analyze(board, deadline=time.monotonic() + DEADLINE)
         seconds.append(time.perf_counter() - began)
-        problem = ref.right_answer(entry, analysis) or ref.claims_hold(analysis)
-        if entry["category"] in IMMEDIATE and problem is None:
-            problem = ref.right_answer(entry, quick.search(board))
-            problem = problem and f"at {IMMEDIATE_BUDGET} nodes: {problem}"
-        tally[entry["category"]] += problem is None
+        problem = judge(entry, analysis, lambda board=board: quick.search(board))
+        tally[str(entry["category"])] += problem is None
         if problem:
             wrong.append(f"#{index} {entry['category']} {board.rows}x{board.cols}: {problem}")
     counts = Counter(entry["category"] for entry in entries)
-    for category in QUOTAS:
-        print(f"{category:>12}: {tally[category]} of {counts[category]} right")
+    width = max(map(len, categories)) + 1
+    for category in categories:
+        print(f"{category:>{width}}: {tally[category]} of {counts[category]} right")
     total = sum(tally.values())
     print(
-        f"{'all':>12}: {total} of {len(entries)} right ({100 * total / len(entries):.1f}%), "
+        f"{'all':>{width}}: {total} of {len(entries)} right "
+        f"({100 * total / len(entries):.1f}%), "
         f"median {statistics.median(seconds):.3f} s, longest {max(seconds):.3f} s"
     )
     for line in wrong:
@@ -111,7 +149,7 @@ def run() -> int:
     print(
         json.dumps(
             {
-                "tactics": {"right": total, "positions": len(entries), "wrong": wrong},
+                key: {"right": total, "positions": len(entries), "wrong": wrong},
                 "seconds": {"median": statistics.median(seconds), "max": max(seconds)},
             }
         )
