@@ -27,6 +27,9 @@
 
 /* -- channel.c: the one way out for answers --------------------------------- */
 
+/* A stdio stream on a duplicate of ``fd`` (``mode`` as fopen's), or NULL:
+ * the input the protocol reads and the channel's output are both one. */
+FILE *stream_of_copy(int fd, const char *mode);
 /* Answers go to a duplicate of ``out_fd``; -1 when it cannot be made. */
 int channel_open(int out_fd);
 void channel_close(void);

@@ -20,18 +20,25 @@
 static FILE *protocol;
 static PlatformLock *lock;
 
+FILE *
+stream_of_copy(int fd, const char *mode)
+{
+    int copy = dup(fd);
+    FILE *stream = copy < 0 ? NULL : fdopen(copy, mode);
+    if (stream == NULL && copy >= 0) {
+        close(copy);
+    }
+    return stream;
+}
+
 int
 channel_open(int out_fd)
 {
-    int fd = dup(out_fd);
-    protocol = fd < 0 ? NULL : fdopen(fd, "w");
+    protocol = stream_of_copy(out_fd, "w");
     lock = protocol == NULL ? NULL : platform_lock_new();
     if (lock == NULL) {
         if (protocol != NULL) {
             fclose(protocol);
-        }
-        else if (fd >= 0) {
-            close(fd);
         }
         protocol = NULL;
         return -1;

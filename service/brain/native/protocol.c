@@ -13,14 +13,6 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <string.h>
-#ifdef _WIN32
-#include <io.h>
-#define close _close
-#define dup _dup
-#define fdopen _fdopen
-#else
-#include <unistd.h>
-#endif
 
 /* Every search's node budget: a search until told stops here at the latest. */
 #define NODE_BUDGET 1000000000ULL
@@ -1083,12 +1075,8 @@ brain_run(int in_fd, int out_fd)
     if (b == NULL) {
         return -1;
     }
-    int in_copy = dup(in_fd);
-    b->input = in_copy < 0 ? NULL : fdopen(in_copy, "r");
+    b->input = stream_of_copy(in_fd, "r");
     if (b->input == NULL) {
-        if (in_copy >= 0) {
-            close(in_copy);
-        }
         free(b);
         return -1;
     }
