@@ -669,8 +669,9 @@ def prove_885() -> int:
     import resource  # noqa: PLC0415 - POSIX only, like this measure
 
     from service.engine import SearchControl  # noqa: PLC0415
+    from service.engine.book import LONG_PROOF_THREADS  # noqa: PLC0415
 
-    threads = os.cpu_count() or 1
+    threads = LONG_PROOF_THREADS
     engine = Engine(
         node_budget=10**15,
         table_bytes=PROVE_885_TABLE_BYTES,

@@ -63,6 +63,8 @@ LONG_PROOFS: dict[tuple[int, int, int, Rule], tuple[int, int]] = {
 }
 # The store keeps the long proofs' positions with at most this many marks.
 STORE_MARKS = 6
+# The long proofs (and make prove-885) run their root's proofs on every core.
+LONG_PROOF_THREADS = os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -257,7 +259,7 @@ def build(budget: int, chosen: Sequence[Geometry], store_dir: Path = store.STORE
     for shape in chosen:
         key = (shape.rows, shape.cols, shape.k, shape.rule)
         nodes, table_bytes = LONG_PROOFS.get(key, (budget, BUILD_TABLE_BYTES))
-        threads = os.cpu_count() or 1 if key in LONG_PROOFS else 1
+        threads = LONG_PROOF_THREADS if key in LONG_PROOFS else 1
         engine = Engine(
             node_budget=nodes, table_bytes=table_bytes, core_only=True, proof_threads=threads
         )
