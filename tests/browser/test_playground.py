@@ -6,6 +6,7 @@ keys, form fields) and checks what it shows against the API's own answers.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -105,9 +106,11 @@ def analyse(base_url: str, **fields: Any) -> Json:
 
 def hint_label(move: Json, big: bool = False) -> str:
     """What the page writes on a cell, from the cell's entry in ``moves`` (on a
-    big board an estimate is written in hundredths)."""
+    big board an estimate is written in hundredths, rounded as JavaScript's
+    Math.round does: halves up, where Python's round() would go to even)."""
     if move["outcome"] is None and big:
-        return f"{'+' if move['score'] >= 0 else '-'}{round(abs(move['score']) * 100)}"
+        hundredths = math.floor(abs(move["score"]) * 100 + 0.5)
+        return f"{'+' if move['score'] >= 0 else '-'}{hundredths}"
     if move["outcome"] is None:
         return f"~{move['score']:+.2f}"
     distance = "" if move["plies"] is None else str(move["plies"])
