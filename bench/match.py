@@ -27,18 +27,24 @@ Both sides get their own ``timeout_turn`` and no match clock unless
 the longest, the share of the turn used, and the replies later than the turn
 ("late"). A reply later than ``--forfeit-ms`` past the turn, an illegal move,
 or a crash loses the game. Two games run at once, one per core.
+
+``--busy N`` keeps N more processes spinning on the CPU for the whole match:
+the clock's test on a machine loaded from outside (each brain then gets a
+share of a core, and the referee's timing includes the scheduler's delays).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -282,6 +288,20 @@ def run_match(
     return tally, decided
 
 
+@contextlib.contextmanager
+def busy_machine(processes: int) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """``processes`` programs spinning on the CPU until the block ends."""
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)
+    ]
+    try:
+        yield spinners
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
 def report_progress(tally: Tally, test: tuple[float, float] | None, began: float) -> None:
     estimate = sprt.estimate(tally.pair_points)
     line = (
@@ -359,6 +379,9 @@ def main() -> int:
     parser.add_argument("--games", type=Path, help="append every game (JSON lines) to this file")
     parser.add_argument("--workers", type=int, default=2, help="games at once")
     parser.add_argument(
+        "--busy", type=int, default=0, metavar="N", help="N processes spinning meanwhile"
+    )
+    parser.add_argument(
         "--make-openings",
         type=int,
         metavar="N",
@@ -388,7 +411,7 @@ def main() -> int:
         test = (elo0, elo1)
     rule = Rule(args.rule)
     openings = read_openings(args.openings)
-    with tempfile.TemporaryDirectory(prefix="match-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="match-") as scratch, busy_machine(args.busy):
         ours = Side(
             args.ours,
             entrant(args.ours, Path(scratch)),
@@ -414,7 +437,9 @@ def main() -> int:
             args.games,
             args.workers,
         )
-    print(json.dumps({"match": summary(tally, ours, theirs, args.size, rule, test, decided)}))
+    row = summary(tally, ours, theirs, args.size, rule, test, decided)
+    row["busy"] = args.busy
+    print(json.dumps({"match": row}))
     return 0
 
 

@@ -131,3 +131,15 @@ def test_a_match_plays_each_opening_with_both_colours(
     row = match.summary(tally, ours, theirs, 15, Rule.FREESTYLE, None, None)
     assert row["games"] == 2 and row["turn_ms"] == [100, 50]
     assert row["ours_timing"]["replies"] > 0 and row["their_timing"]["replies"] > 0
+
+
+def test_a_busy_machine_spins_while_the_block_runs_and_stops_after(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    _, match = bench
+    with match.busy_machine(2) as spinners:
+        assert len(spinners) == 2
+        assert all(spinner.poll() is None for spinner in spinners)
+    assert all(spinner.poll() is not None for spinner in spinners)
+    with match.busy_machine(0) as none:
+        assert none == []
