@@ -16,11 +16,15 @@ the path of a brain's executable, started in its own folder.
 
 Openings come from a committed file (``bench/openings/*.txt``: one opening a
 line, stones in play order from the first player, each as ``dx,dy`` from the
-board's centre). Each is played twice, each side first once, and the pair is
-the unit of the statistics (``bench/sprt.py``): the score, the Elo with its
-95% interval, and with ``--sprt elo0,elo1`` the sequential test, which stops
-the match as soon as it decides. ``--make-openings N`` writes a new file of
-openings this engine scores near even.
+board's centre), by default ``decided.txt``: openings that time decides (the
+brain at 300 ms a turn wins both colours against itself at 30 ms; written by
+``--make-openings 64 --balance 0.85 --decided-by 300,30``). Each is played
+twice, each side first once, and the pair is the unit of the statistics
+(``bench/sprt.py``): the score, the Elo with its 95% interval, and with
+``--sprt elo0,elo1`` the sequential test, which stops the match as soon as it
+decides. ``--make-openings N`` writes a new file of openings this engine
+scores within ``--balance`` of even, and with ``--decided-by`` only those that
+time decides.
 
 Both sides get their own ``timeout_turn`` and no match clock unless
 ``--match-ms`` is given. For each side the report gives the time per reply,
@@ -131,6 +135,26 @@ def make_openings(
     return [tuple((x - 7, y - 7) for x, y in stones) for stones in chosen]
 
 
+def decided_by_time(
+    candidates: Sequence[Opening], rule: Rule, strong_ms: int, weak_ms: int, workers: int
+) -> list[Opening]:
+    """The candidates that time decides: this brain at ``strong_ms`` a turn
+    plays a pair from each against itself at ``weak_ms`` and wins both games.
+    An opening that one colour wins whatever the sides' time scores 1-1 for
+    any two entrants, and tells a match nothing."""
+    strong = Side("strong", entrant("brain", Path()), strong_ms)
+    weak = Side("weak", entrant("brain", Path()), weak_ms)
+    tally, _ = run_match(
+        strong, weak, 15, rule, candidates, len(candidates), None, 5_000, 0, None, workers
+    )
+    return kept_openings(candidates, tally.by_pair)
+
+
+def kept_openings(candidates: Sequence[Opening], by_pair: dict[int, float]) -> list[Opening]:
+    """The candidates whose pair the stronger side won twice, in their order."""
+    return [opening for i, opening in enumerate(candidates) if by_pair.get(i) == 2.0]
+
+
 # -- the match -----------------------------------------------------------------------
 
 
@@ -144,6 +168,7 @@ class Tally:
     losses: int = 0
     replies_ms: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
     forfeits: list[str] = field(default_factory=list)
+    by_pair: dict[int, float] = field(default_factory=dict)  # points by the pair's index
 
     def add(self, game: Game, ours_first: bool) -> float:
         """Time a game's replies; its points for us (counted by ``pair()``)."""
@@ -157,10 +182,11 @@ class Tally:
             )
         return points
 
-    def pair(self, points: Sequence[float]) -> None:
+    def pair(self, points: Sequence[float], opening: int = -1) -> None:
         """A finished pair: only whole pairs count (a game still running when
         the test decides is timed, not scored)."""
         self.pair_points.append(sum(points))
+        self.by_pair[opening] = sum(points)
         self.wins += points.count(1.0)
         self.draws += points.count(0.5)
         self.losses += points.count(0.0)
@@ -257,7 +283,7 @@ def run_match(
                     points = tally.add(game, ours_first)
                     pending_pair.setdefault(index, []).append(points)
                     if len(pending_pair[index]) == 2:
-                        tally.pair(pending_pair.pop(index))
+                        tally.pair(pending_pair.pop(index), index)
                         report_progress(tally, test, began)
                         if test is not None and decided is None:
                             decided = sprt.verdict(tally.pair_points, *test)
@@ -370,7 +396,7 @@ def main() -> int:
     parser.add_argument("--match-ms", type=int, default=0, help="a match clock for each side")
     parser.add_argument("--pairs", type=int, default=32, help="opening pairs (two games each)")
     parser.add_argument("--sprt", help="elo0,elo1: stop when the sequential test decides")
-    parser.add_argument("--openings", type=Path, default=OPENINGS / "balanced.txt")
+    parser.add_argument("--openings", type=Path, default=OPENINGS / "decided.txt")
     parser.add_argument(
         "--forfeit-ms", type=int, default=5000, help="a reply this much past the turn loses"
     )
@@ -387,18 +413,52 @@ def main() -> int:
         metavar="N",
         help="write N new balanced openings to --openings and stop",
     )
+    parser.add_argument(
+        "--balance",
+        type=float,
+        default=0.25,
+        help="with --make-openings: the largest score for the side to move (default 0.25)",
+    )
+    parser.add_argument(
+        "--decided-by",
+        metavar="STRONG_MS,WEAK_MS",
+        help="with --make-openings: keep those this brain wins with both colours at "
+        "STRONG_MS a turn against itself at WEAK_MS",
+    )
     parser.add_argument("--seed", type=int, default=27)
     args = parser.parse_args()
 
     if args.make_openings:
         rule = Rule(args.rule)
-        openings = make_openings(args.make_openings, args.seed, 0.25, 200_000, rule)
+        count = args.make_openings
+        if args.decided_by is None:
+            openings = make_openings(count, args.seed, args.balance, 200_000, rule)
+            how = f"make_openings(count={count}, seed={args.seed}, balance={args.balance}, "
+            how += f"nodes=200000, rule={rule.value})"
+            kept = f"each scored within {args.balance} of even on 15x15 {rule.value}"
+        else:
+            strong_ms, weak_ms = (int(ms) for ms in args.decided_by.split(","))
+            openings = []
+            seed = args.seed
+            while len(openings) < count:
+                candidates = make_openings(2 * count, seed, args.balance, 200_000, rule)
+                fresh = [o for o in candidates if o not in openings]
+                openings += decided_by_time(fresh, rule, strong_ms, weak_ms, args.workers)
+                print(f"seed {seed}: {len(openings)} of {count}", file=sys.stderr, flush=True)
+                seed += 1
+            openings = openings[:count]
+            how = (
+                f"make_openings(count={2 * count}, seeds from {args.seed}, balance={args.balance}, "
+            )
+            how += f"nodes=200000, rule={rule.value}), then decided_by_time({strong_ms}, {weak_ms})"
+            kept = (
+                f"each scored within {args.balance} of even on 15x15 {rule.value}, and won with "
+                f"both colours by this brain at {strong_ms} ms a turn, itself at {weak_ms} ms"
+            )
         lines = [" ".join(f"{dx},{dy}" for dx, dy in o) for o in openings]
         header = (
-            f"# {len(lines)} openings: make_openings(count={args.make_openings}, seed={args.seed}, "
-            f"balance=0.25, nodes=200000, rule={rule.value}) in bench/match.py.\n# dx,dy from the "
-            "centre, in play order from the first player; each scored within 0.25 of even on "
-            f"15x15 {rule.value}.\n"
+            f"# {len(lines)} openings: {how} in bench/match.py.\n# dx,dy from the "
+            f"centre, in play order from the first player; {kept}.\n"
         )
         args.openings.write_text(header + "\n".join(lines) + "\n")
         print(f"wrote {len(lines)} openings to {args.openings}")

@@ -93,9 +93,10 @@ def test_openings_are_read_and_placed_around_the_centre(
     bench: tuple[ModuleType, ModuleType], tmp_path: Path
 ) -> None:
     _, match = bench
-    committed = match.read_openings(BENCH / "openings" / "balanced.txt")
-    assert len(committed) >= 32 and len(set(committed)) == len(committed)
-    assert all(2 <= len(o) <= 5 and all(abs(d) <= 3 for s in o for d in s) for o in committed)
+    for name in ("decided.txt", "balanced.txt"):
+        committed = match.read_openings(BENCH / "openings" / name)
+        assert len(committed) >= 32 and len(set(committed)) == len(committed)
+        assert all(2 <= len(o) <= 5 and all(abs(d) <= 3 for s in o for d in s) for o in committed)
     path = tmp_path / "openings.txt"
     path.write_text("# a comment\n0,0 1,-1  # the centre, then up right\n\n")
     (opening,) = match.read_openings(path)
@@ -143,3 +144,18 @@ def test_a_busy_machine_spins_while_the_block_runs_and_stops_after(
     assert all(spinner.poll() is not None for spinner in spinners)
     with match.busy_machine(0) as none:
         assert none == []
+
+
+def test_openings_are_kept_when_the_stronger_side_wins_both_games(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    """``--decided-by``: a pair won twice keeps its opening; 1-1, a draw, or a
+    pair not finished does not."""
+    _, match = bench
+    candidates = [((0, 0),), ((1, 0),), ((2, 0),), ((3, 0),), ((4, 0),)]
+    by_pair = {0: 1.0, 1: 2.0, 2: 1.5, 4: 2.0}
+    assert match.kept_openings(candidates, by_pair) == [((1, 0),), ((4, 0),)]
+    tally = match.Tally()
+    tally.pair([1.0, 1.0], 3)
+    tally.pair([0.0, 1.0], 0)
+    assert tally.by_pair == {3: 2.0, 0: 1.0} and tally.pair_points == [2.0, 1.0]
