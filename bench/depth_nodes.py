@@ -1,0 +1,136 @@
+"""Nodes, time and best move to a fixed depth, two builds of the big-board
+search side by side on the same middle-game 15x15 positions: a first sign of
+what a change to the search costs or saves, before a match decides
+(docs/strength.md).
+
+    .venv/bin/python bench/depth_nodes.py BASE CHANGED [--depth 10]
+
+BASE and CHANGED are checkouts (or worktrees) with their core built in place
+(``service/engine/_core*.so``), or paths of the built cores themselves. Both
+get the weights of this checkout's ``evaluation.json``. The positions are the
+first ``--positions`` openings of ``bench/openings/balanced.txt``, each played
+on by BASE at depth 2 to ``--stones`` stones, or to the last position before
+either side sees a win or a move is forced. Each is then searched to
+``--depth`` plies from a new table (no threat proofs at the root: a fixed
+depth), by each build in turn. Prints a row a position, then the totals and
+how many best moves agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import sysconfig
+import time
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from service.engine import evaluation  # noqa: E402 - after sys.path
+
+SIZE = 15
+TABLE_BYTES = 64 << 20
+
+
+def load_core(where: Path) -> ModuleType:
+    """The core at ``where`` (a checkout with its core built in place, or the
+    library), with this checkout's evaluation weights."""
+    if where.is_dir():
+        where = where / "service" / "engine" / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
+    spec = importlib.util.spec_from_file_location("_core", where)
+    if spec is None or spec.loader is None or not where.is_file():
+        raise SystemExit(f"{where}: no built core there")
+    core = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(core)
+    weights = evaluation.load(evaluation.EVALUATION_FILE)
+    core.set_evaluation(
+        weights.pattern_worth,
+        weights.kind_bonus,
+        weights.pattern_worth_other,
+        weights.kind_bonus_other,
+        weights.tempo,
+    )
+    return core
+
+
+def stones(cells: list[int]) -> tuple[bytes, bytes]:
+    """X's and O's stones, alternating from X, as analyze_big takes them."""
+    nbytes = (SIZE * SIZE + 7) // 8
+    x = sum(1 << c for c in cells[0::2]).to_bytes(nbytes, "little")
+    o = sum(1 << c for c in cells[1::2]).to_bytes(nbytes, "little")
+    return x, o
+
+
+def analyse(core: ModuleType, cells: list[int], depth: int) -> tuple:
+    x, o = stones(cells)
+    return core.analyze_big(  # type: ignore[no-any-return]
+        SIZE, SIZE, 5, False, core.Table(TABLE_BYTES), x, o, len(cells) % 2 == 0, 1 << 40, None,
+        depth,
+    )  # fmt: skip
+
+
+def best(found: list[tuple]) -> tuple[int, float]:
+    cell, value, *_ = max(found, key=lambda move: move[1])
+    return cell, value
+
+
+def positions(core: ModuleType, count: int, total: int) -> list[list[int]]:
+    found = []
+    lines = (REPO / "bench" / "openings" / "balanced.txt").read_text().splitlines()
+    centre = SIZE // 2
+    for line in [line for line in lines if line and not line.startswith("#")][:count]:
+        cells = []
+        for offset in line.split():
+            dx, dy = (int(v) for v in offset.split(","))
+            cells.append((centre + dy) * SIZE + centre + dx)
+        quiet = list(cells)
+        while len(cells) < total:
+            answer = analyse(core, cells, 2)
+            cell, value = best(answer[0])
+            if not -0.9 < value < 0.9 or answer[3] == core.STOP_DECIDED:
+                break  # a win seen, or the move forced: the position before was the last quiet one
+            quiet = list(cells)
+            cells.append(cell)
+        found.append(quiet)
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("base", type=Path)
+    parser.add_argument("changed", type=Path)
+    parser.add_argument("--positions", type=int, default=16)
+    parser.add_argument("--stones", type=int, default=20)
+    parser.add_argument("--depth", type=int, default=10)
+    args = parser.parse_args()
+    cores = [load_core(args.base), load_core(args.changed)]
+    totals = [[0, 0.0], [0, 0.0]]
+    agree = 0
+    boards = positions(cores[0], args.positions, args.stones)
+    for i, cells in enumerate(boards):
+        row, moves = [], []
+        for side, core in enumerate(cores):
+            began = time.perf_counter()
+            found = analyse(core, cells, args.depth)
+            seconds = time.perf_counter() - began
+            cell, value = best(found[0])
+            moves.append(cell)
+            totals[side][0] += found[1]
+            totals[side][1] += seconds
+            row.append(f"{found[1]:>11,} nodes {seconds:6.2f} s best {cell:3} {value:+.3f}")
+        agree += moves[0] == moves[1]
+        print(f"{i:2}: " + " | ".join(row), flush=True)
+    (base_nodes, base_s), (nodes, s) = totals
+    print(
+        f"depth {args.depth}: base {base_nodes:,} nodes {base_s:.1f} s | changed {nodes:,} nodes "
+        f"{s:.1f} s ({nodes / base_nodes - 1:+.0%} nodes); the same best move in "
+        f"{agree} of {len(boards)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
