@@ -102,7 +102,11 @@ $(NODE_STAMP): $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
 pytest: $(DEV_STAMP) $(NODE_STAMP) tools
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test: tools lint typecheck pytest sanitize
+# The suite and the sanitized suite at once, one a core: the suite spends much
+# of its time waiting on servers, browsers and brains' turns. Each one's output
+# is printed whole when it ends (--output-sync).
+test: tools lint typecheck
+	$(MAKE) --no-print-directory -j2 --output-sync=target pytest sanitize
 
 # The differential suite, the library's boundary, renju and the fuzzer's
 # corpus against a build of the extension (the core, and the brain its
