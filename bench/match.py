@@ -48,7 +48,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,6 +150,44 @@ def decided_by_time(
     return kept_openings(candidates, tally.by_pair)
 
 
+def position(opening: Opening) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
+    """An opening as the position it makes: the first player's stones and the
+    second's, whatever the order they were played in."""
+    return frozenset(opening[0::2]), frozenset(opening[1::2])
+
+
+def decided_openings(
+    count: int,
+    seed: int,
+    candidates: Callable[[int], Sequence[Opening]],
+    judge: Callable[[Sequence[Opening]], list[Opening]],
+    idle_seeds: int = 3,
+) -> tuple[list[Opening], int]:
+    """``count`` openings that ``judge`` keeps, from ``candidates(seed)`` for
+    seed, seed + 1, ...: each position is judged once (a rejected one is not
+    tried again from a later seed, where a noisy second try could pass it),
+    and no more than are still wanted. Returns them and the last seed used;
+    SystemExit after ``idle_seeds`` seeds in a row that keep nothing."""
+    kept: list[Opening] = []
+    tried: set[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]] = set()
+    idle = 0
+    while True:
+        fresh = []
+        for opening in candidates(seed):
+            if position(opening) not in tried:
+                tried.add(position(opening))
+                fresh.append(opening)
+        more = judge(fresh[: 2 * (count - len(kept))])
+        kept += more
+        print(f"seed {seed}: {len(kept)} of {count}", file=sys.stderr, flush=True)
+        if len(kept) >= count:
+            return kept[:count], seed
+        idle = 0 if more else idle + 1
+        if idle >= idle_seeds:
+            raise SystemExit(f"{idle_seeds} seeds in a row kept no opening; {len(kept)} of {count}")
+        seed += 1
+
+
 def kept_openings(candidates: Sequence[Opening], by_pair: dict[int, float]) -> list[Opening]:
     """The candidates whose pair the stronger side won twice, in their order."""
     return [opening for i, opening in enumerate(candidates) if by_pair.get(i) == 2.0]
@@ -182,11 +220,12 @@ class Tally:
             )
         return points
 
-    def pair(self, points: Sequence[float], opening: int = -1) -> None:
-        """A finished pair: only whole pairs count (a game still running when
-        the test decides is timed, not scored)."""
+    def pair(self, points: Sequence[float], index: int) -> None:
+        """A finished pair (``index``: its place in the match, from 0): only
+        whole pairs count (a game still running when the test decides is
+        timed, not scored)."""
         self.pair_points.append(sum(points))
-        self.by_pair[opening] = sum(points)
+        self.by_pair[index] = sum(points)
         self.wins += points.count(1.0)
         self.draws += points.count(0.5)
         self.losses += points.count(0.0)
@@ -317,10 +356,16 @@ def run_match(
 @contextlib.contextmanager
 def busy_machine(processes: int) -> Iterator[list[subprocess.Popen[bytes]]]:
     """``processes`` programs spinning on the CPU until the block ends."""
-    spinners = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)
-    ]
+    spinners: list[subprocess.Popen[bytes]] = []
     try:
+        for _ in range(processes):
+            spinners.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", "while True: pass"],
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,  # Ctrl-C is the match's, not theirs
+                )
+            )
         yield spinners
     finally:
         for spinner in spinners:
@@ -438,17 +483,19 @@ def main() -> int:
             kept = f"each scored within {args.balance} of even on 15x15 {rule.value}"
         else:
             strong_ms, weak_ms = (int(ms) for ms in args.decided_by.split(","))
-            openings = []
-            seed = args.seed
-            while len(openings) < count:
-                candidates = make_openings(2 * count, seed, args.balance, 200_000, rule)
-                fresh = [o for o in candidates if o not in openings]
-                openings += decided_by_time(fresh, rule, strong_ms, weak_ms, args.workers)
-                print(f"seed {seed}: {len(openings)} of {count}", file=sys.stderr, flush=True)
-                seed += 1
-            openings = openings[:count]
+            if strong_ms <= weak_ms:
+                parser.error("--decided-by STRONG_MS,WEAK_MS: STRONG_MS must be the longer")
+
+            def candidates(seed: int) -> list[Opening]:
+                return make_openings(2 * count, seed, args.balance, 200_000, rule)
+
+            def judge(fresh: Sequence[Opening]) -> list[Opening]:
+                return decided_by_time(fresh, rule, strong_ms, weak_ms, args.workers)
+
+            openings, last = decided_openings(count, args.seed, candidates, judge)
             how = (
-                f"make_openings(count={2 * count}, seeds from {args.seed}, balance={args.balance}, "
+                f"make_openings(count={2 * count}, seeds {args.seed} to {last}, "
+                f"balance={args.balance}, "
             )
             how += f"nodes=200000, rule={rule.value}), then decided_by_time({strong_ms}, {weak_ms})"
             kept = (
@@ -471,7 +518,7 @@ def main() -> int:
         test = (elo0, elo1)
     rule = Rule(args.rule)
     openings = read_openings(args.openings)
-    with tempfile.TemporaryDirectory(prefix="match-") as scratch, busy_machine(args.busy):
+    with tempfile.TemporaryDirectory(prefix="match-") as scratch:
         ours = Side(
             args.ours,
             entrant(args.ours, Path(scratch)),
@@ -484,19 +531,20 @@ def main() -> int:
             args.their_turn_ms or args.turn_ms,
             tuple(f"INFO {i}" for i in args.their_info),
         )
-        tally, decided = run_match(
-            ours,
-            theirs,
-            args.size,
-            rule,
-            openings,
-            args.pairs,
-            test,
-            args.forfeit_ms,
-            args.match_ms,
-            args.games,
-            args.workers,
-        )
+        with busy_machine(args.busy):  # after the entrants: a brain@REV builds unloaded
+            tally, decided = run_match(
+                ours,
+                theirs,
+                args.size,
+                rule,
+                openings,
+                args.pairs,
+                test,
+                args.forfeit_ms,
+                args.match_ms,
+                args.games,
+                args.workers,
+            )
     row = summary(tally, ours, theirs, args.size, rule, test, decided)
     row["busy"] = args.busy
     print(json.dumps({"match": row}))

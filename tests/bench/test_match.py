@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -159,3 +159,28 @@ def test_openings_are_kept_when_the_stronger_side_wins_both_games(
     tally.pair([1.0, 1.0], 3)
     tally.pair([0.0, 1.0], 0)
     assert tally.by_pair == {3: 2.0, 0: 1.0} and tally.pair_points == [2.0, 1.0]
+
+
+def test_decided_openings_judge_each_position_once_and_stop(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    """``--decided-by``'s rounds: a position comes up again from a later seed
+    (here in another order) and is not judged again; a round is judged only
+    as far as openings are still wanted; a hopeless judge ends in SystemExit,
+    not in an endless loop."""
+    _, match = bench
+    a, b, c, d = ((0, 0), (1, 0)), ((0, 0), (2, 0)), ((0, 0), (3, 0)), ((0, 0), (4, 0))
+    a_again = ((0, 0), (1, 0))  # the same position as a
+    rounds = {27: [a, b], 28: [a_again, c, d]}
+    judged: list[list[tuple[tuple[int, int], ...]]] = []
+
+    def judge(fresh: Sequence[tuple[tuple[int, int], ...]]) -> list[tuple[tuple[int, int], ...]]:
+        judged.append(list(fresh))
+        return [o for o in fresh if o in (b, c, d)]
+
+    kept, last = match.decided_openings(2, 27, lambda seed: rounds[seed], judge)
+    assert kept == [b, c] and last == 28
+    assert judged == [[a, b], [c, d]]
+    assert match.position(((0, 0), (1, 0), (2, 0))) == match.position(((2, 0), (1, 0), (0, 0)))
+    with pytest.raises(SystemExit, match="3 seeds in a row"):
+        match.decided_openings(1, 0, lambda seed: [((seed, 0), (seed, 1))], lambda fresh: [])
