@@ -9,8 +9,10 @@ BASE and CHANGED are checkouts (or worktrees) with their core built in place
 (``service/engine/_core*.so``), or paths of the built cores themselves. Both
 get the weights of this checkout's ``evaluation.json``. The positions are the
 first ``--positions`` openings of ``bench/openings/balanced.txt``, each played
-on by BASE at depth 2 to ``--stones`` stones, or to the last position before
-either side sees a win or a move is forced. Each is then searched to
+on by BASE at depth 2, one move at a time while it has fewer than
+``--stones`` stones, and taken at the last position before either side sees
+a win or a move is forced (with the defaults, 6 to 13 stones: the win or the
+forced move always comes first). Each is then searched to
 ``--depth`` plies from a new table (no threat proofs at the root: a fixed
 depth), by each build in turn. Prints a row a position, then the totals and
 how many best moves agree.
@@ -28,6 +30,8 @@ from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from match import placed, read_openings  # noqa: E402 - bench/'s, as the scripts import each other
 
 from service.engine import evaluation  # noqa: E402 - after sys.path
 
@@ -79,13 +83,8 @@ def best(found: list[tuple]) -> tuple[int, float]:
 
 def positions(core: ModuleType, count: int, total: int) -> list[list[int]]:
     found = []
-    lines = (REPO / "bench" / "openings" / "balanced.txt").read_text().splitlines()
-    centre = SIZE // 2
-    for line in [line for line in lines if line and not line.startswith("#")][:count]:
-        cells = []
-        for offset in line.split():
-            dx, dy = (int(v) for v in offset.split(","))
-            cells.append((centre + dy) * SIZE + centre + dx)
+    for opening in read_openings(REPO / "bench" / "openings" / "balanced.txt")[:count]:
+        cells = [y * SIZE + x for x, y in placed(opening, SIZE)]
         quiet = list(cells)
         while len(cells) < total:
             answer = analyse(core, cells, 2)

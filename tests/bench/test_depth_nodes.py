@@ -29,3 +29,11 @@ def test_the_same_build_twice_searches_the_same_nodes() -> None:
         assert base.split(" nodes")[0] == changed.split(" nodes")[0]
         assert base.split("best")[1] == changed.split("best")[1]
     assert "(+0% nodes); the same best move in 3 of 3" in out
+
+
+def test_a_build_that_is_not_there_is_named(tmp_path: Path) -> None:
+    core = str(_core.__file__)
+    command = [sys.executable, str(BENCH / "depth_nodes.py"), core, str(tmp_path)]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and f"{tmp_path}/service/engine/_core" in done.stderr
+    assert "no built core there" in done.stderr
