@@ -41,7 +41,10 @@ class Executable:
 
 def build(target: str, path: Path) -> Path:
     """``make target`` when ``path`` is missing (a stale one is make's to see)."""
-    subprocess.run(["make", "-s", target], cwd=ROOT, check=True, timeout=600)
+    # Not the jobserver of a `make test` this runs under (its pipes are not
+    # passed on): this make is a build of its own.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    subprocess.run(["make", "-s", target], cwd=ROOT, env=env, check=True, timeout=600)
     assert path.is_file(), f"make {target} did not write {path}"
     return path
 
