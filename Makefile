@@ -215,6 +215,7 @@ bench: $(DEV_STAMP)
 	@echo "commands and results. A change against its parent:  make match"
 	@echo "Against Rapfi (built outside the project, docs/strength.md#rapfi):"
 	@echo "  make match OPPONENT=/path/to/pbrain-rapfi MATCH_ARGS='--turn-ms 1000 --pairs 32'"
+	@echo "The clock with the machine busy:  make match OPPONENT=brain MATCH_ARGS='--turn-ms 300 --pairs 24 --busy 2'"
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py
 	$(PY) bench/load.py
