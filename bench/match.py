@@ -96,6 +96,7 @@ def entrant(spec: str, scratch: Path) -> Entrant:
 
 
 Opening = tuple[tuple[int, int], ...]  # (dx, dy) from the centre, in play order
+Position = tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]  # each side's stones
 
 
 def read_openings(path: Path) -> list[Opening]:
@@ -150,7 +151,7 @@ def decided_by_time(
     return kept_openings(candidates, tally.by_pair)
 
 
-def position(opening: Opening) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
+def position(opening: Opening) -> Position:
     """An opening as the position it makes: the first player's stones and the
     second's, whatever the order they were played in."""
     return frozenset(opening[0::2]), frozenset(opening[1::2])
@@ -169,13 +170,13 @@ def decided_openings(
     and no more than are still wanted. Returns them and the last seed used;
     SystemExit after ``idle_seeds`` seeds in a row that keep nothing."""
     kept: list[Opening] = []
-    tried: set[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]] = set()
+    tried: set[Position] = set()
     idle = 0
     while True:
         fresh = []
         for opening in candidates(seed):
-            if position(opening) not in tried:
-                tried.add(position(opening))
+            if (made := position(opening)) not in tried:
+                tried.add(made)
                 fresh.append(opening)
         more = judge(fresh[: 2 * (count - len(kept))])
         kept += more
@@ -224,8 +225,9 @@ class Tally:
         """A finished pair (``index``: its place in the match, from 0): only
         whole pairs count (a game still running when the test decides is
         timed, not scored)."""
-        self.pair_points.append(sum(points))
-        self.by_pair[index] = sum(points)
+        total = sum(points)
+        self.pair_points.append(total)
+        self.by_pair[index] = total
         self.wins += points.count(1.0)
         self.draws += points.count(0.5)
         self.losses += points.count(0.0)

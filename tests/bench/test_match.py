@@ -169,8 +169,8 @@ def test_decided_openings_judge_each_position_once_and_stop(
     as far as openings are still wanted; a hopeless judge ends in SystemExit,
     not in an endless loop."""
     _, match = bench
-    a, b, c, d = ((0, 0), (1, 0)), ((0, 0), (2, 0)), ((0, 0), (3, 0)), ((0, 0), (4, 0))
-    a_again = ((0, 0), (1, 0))  # the same position as a
+    a, b, c, d = ((0, 0), (1, 0), (0, 1)), ((0, 0), (2, 0)), ((0, 0), (3, 0)), ((0, 0), (4, 0))
+    a_again = ((0, 1), (1, 0), (0, 0))  # the same position as a, played in another order
     rounds = {27: [a, b], 28: [a_again, c, d]}
     judged: list[list[tuple[tuple[int, int], ...]]] = []
 
