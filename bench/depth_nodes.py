@@ -49,14 +49,7 @@ def load_core(where: Path) -> ModuleType:
         raise SystemExit(f"{where}: no built core there")
     core = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(core)
-    weights = evaluation.load(evaluation.EVALUATION_FILE)
-    core.set_evaluation(
-        weights.pattern_worth,
-        weights.kind_bonus,
-        weights.pattern_worth_other,
-        weights.kind_bonus_other,
-        weights.tempo,
-    )
+    evaluation.apply(evaluation.load(evaluation.EVALUATION_FILE), core)
     return core
 
 

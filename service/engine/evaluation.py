@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from service.engine import _core
 
@@ -55,9 +56,10 @@ def load(path: Path) -> Weights:
     return Weights(pattern, kind, tempo, pattern_other, kind_other)
 
 
-def apply(weights: Weights) -> None:
-    """Make ``weights`` the core's: only before any search (see board.h)."""
-    _core.set_evaluation(
+def apply(weights: Weights, core: ModuleType = _core) -> None:
+    """Make ``weights`` the core's (or another build's, ``core``, as
+    bench/depth_nodes.py loads them): only before any search (see board.h)."""
+    core.set_evaluation(
         weights.pattern_worth,
         weights.kind_bonus,
         weights.pattern_worth_other,
