@@ -24,8 +24,9 @@ from service.engine import (
     StopReason,
     _core,
     geometry,
+    search,
 )
-from service.engine.search import is_small
+from service.engine.search import BUCKET_BYTES, BUCKET_SLOTS, is_small
 from tests.engine import gomoku as ref
 
 ENGINE = Engine(node_budget=200_000, table_bytes=16 << 20)
@@ -264,3 +265,48 @@ def test_depth_one_keeps_the_leaves_threat_searches_short() -> None:
     moves += [70, 137, 108, 64, 138, 154, 98]
     analysis = Engine(node_budget=1).analyze(Board.from_moves(moves, rows=15))
     assert analysis.depth == 1 and analysis.nodes < 20_000
+
+
+def _middle_game(shift: int) -> tuple[int, int]:
+    """A 15x15 middle game of 12 stones, moved ``shift`` columns right (another
+    position for each shift, none of one found in another's search)."""
+    cells = [(7, 7), (7, 8), (8, 8), (6, 6), (8, 7), (8, 9), (9, 7), (6, 7), (6, 8), (10, 6)]
+    cells += [(9, 9), (5, 5)]
+    x = o = 0
+    for i, (row, col) in enumerate(cells):
+        if i % 2 == 0:
+            x |= 1 << (row * 15 + col + shift)
+        else:
+            o |= 1 << (row * 15 + col + shift)
+    return x, o
+
+
+def _search(table: _core.Table, shift: int, budget: int) -> None:
+    x, o = _middle_game(shift)
+    search.run_big(geometry(15, 15, 5), table, x, o, x_to_move=True, budget=budget)
+
+
+def test_every_big_search_ages_the_entries_of_the_searches_before() -> None:
+    table = _core.Table(1024 * BUCKET_BYTES)
+    _search(table, 0, 20_000)
+    first = table.ages()
+    assert first[0] > 0 and sum(first[1:]) == 0
+    _search(table, 2, 20_000)
+    _search(table, 4, 20_000)
+    ages = table.ages()
+    assert ages[0] > 0 and ages[1] > 0 and ages[2] > 0  # the two before, one and two old
+    assert sum(ages) <= 1024 * BUCKET_SLOTS
+
+
+def test_old_entries_make_way_for_new_ones_however_much_they_cost() -> None:
+    """One bucket: a search of 100,000 nodes fills it with its costliest entries,
+    which no later search of 2,000 nodes costs as much as. With each generation
+    they count AGE_WEIGHT bits of work less, so by four searches later they are gone."""
+    table = _core.Table(BUCKET_BYTES)
+    _search(table, 0, 100_000)
+    assert table.ages() == (BUCKET_SLOTS, 0, 0, 0, 0, 0, 0, 0)
+    for _ in range(5):
+        _search(table, 3, 2_000)
+    ages = table.ages()
+    assert sum(ages) == BUCKET_SLOTS
+    assert sum(ages[4:]) == 0, ages

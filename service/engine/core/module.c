@@ -365,6 +365,25 @@ Table_stats(TableObject *self, PyObject *Py_UNUSED(ignored))
 }
 
 static PyObject *
+Table_ages(TableObject *self, PyObject *Py_UNUSED(ignored))
+{
+    uint64_t counts[AGES];
+    Py_BEGIN_ALLOW_THREADS
+    table_ages(&self->table, counts);
+    Py_END_ALLOW_THREADS
+    PyObject *ages = PyTuple_New(AGES);
+    for (int i = 0; ages != NULL && i < AGES; i++) {
+        PyObject *count = PyLong_FromUnsignedLongLong(counts[i]);
+        if (count == NULL) {
+            Py_CLEAR(ages);
+            break;
+        }
+        PyTuple_SET_ITEM(ages, i, count);
+    }
+    return ages;
+}
+
+static PyObject *
 Table_clear(TableObject *self, PyObject *Py_UNUSED(ignored))
 {
     /* Only while no search runs: the caller (Engine) holds that guarantee. */
@@ -375,6 +394,9 @@ Table_clear(TableObject *self, PyObject *Py_UNUSED(ignored))
 static PyMethodDef Table_methods[] = {
     {"stats", (PyCFunction)Table_stats, METH_NOARGS,
      "(hits, misses, entries, evictions, capacity_entries, size_bytes)"},
+    {"ages", (PyCFunction)Table_ages, METH_NOARGS,
+     "The big-board entries by age: how many were last used 0, 1, ... searches ago "
+     "(the last count: that many or more)."},
     {"clear", (PyCFunction)Table_clear, METH_NOARGS, "Forget every entry."},
     {NULL, NULL, 0, NULL},
 };

@@ -55,6 +55,7 @@ table_init(Table *t, uint64_t size)
     atomic_init(&t->stored, 0);
     atomic_init(&t->evictions, 0);
     atomic_init(&t->filled, 0);
+    atomic_init(&t->generation, 0);
     return 0;
 }
 
@@ -170,14 +171,49 @@ move_to_huge_pages(Table *t)
     }
 }
 
+/* A big entry's key1 keeps the generation in its top byte (table.h). */
+#define KEY1_BITS (((uint64_t)1 << GENERATION_SHIFT) - 1)
+
+static inline int
+same_key(const Entry *e, uint64_t key0, uint64_t key1, int kind)
+{
+    if (e->key0 != key0 || (e->work & ENTRY_BIG) != kind) {
+        return 0;
+    }
+    return kind ? ((e->key1 ^ key1) & KEY1_BITS) == 0 : e->key1 == key1;
+}
+
+static inline unsigned
+generation_now(Table *t)
+{
+    return atomic_load_explicit(&t->generation, memory_order_relaxed) & 0xff;
+}
+
+/* How many generations ago a big entry was last stored or found. */
+static inline int
+age_of(const Entry *e, unsigned now)
+{
+    return (int)((now - (unsigned)(e->key1 >> GENERATION_SHIFT)) & 0xff);
+}
+
+/* What an entry is worth keeping: its work, less AGE_WEIGHT a generation of
+ * age for a big entry. */
+static inline int
+worth_of(const Entry *e, unsigned now)
+{
+    int work = e->work & WORK_BITS;
+    return e->work & ENTRY_BIG ? work - AGE_WEIGHT * age_of(e, now) : work;
+}
+
 /* The slot a store to (key0, key1) of its kind (0 or ENTRY_BIG) takes, under
  * the bucket's lock: the key's own, else an empty one (*filled), else the one
- * of least work (*evicted). */
+ * least worth keeping (*evicted). */
 static inline Entry *
-claim_slot(Entry *slots, uint64_t key0, uint64_t key1, int kind, int *filled, int *evicted)
+claim_slot(Entry *slots, uint64_t key0, uint64_t key1, int kind, unsigned now, int *filled,
+           int *evicted)
 {
     for (int i = 0; i < BUCKET_SLOTS; i++) {
-        if (slots[i].key0 == key0 && slots[i].key1 == key1 && (slots[i].work & ENTRY_BIG) == kind) {
+        if (same_key(&slots[i], key0, key1, kind)) {
             return &slots[i];
         }
     }
@@ -188,9 +224,12 @@ claim_slot(Entry *slots, uint64_t key0, uint64_t key1, int kind, int *filled, in
         }
     }
     Entry *target = &slots[0];
+    int least = worth_of(target, now);
     for (int i = 1; i < BUCKET_SLOTS; i++) {
-        if ((slots[i].work & WORK_BITS) < (target->work & WORK_BITS)) {
+        int worth = worth_of(&slots[i], now);
+        if (worth < least) {
             target = &slots[i];
+            least = worth;
         }
     }
     *evicted = 1;
@@ -228,7 +267,7 @@ table_store(Table *t, uint64_t key0, uint64_t key1, int lower, int upper, int mo
     int work = work_of(nodes);
     int filled = 0, evicted = 0;
     lock_stripe(t, b);
-    Entry *target = claim_slot(slots, key0, key1, 0, &filled, &evicted);
+    Entry *target = claim_slot(slots, key0, key1, 0, generation_now(t), &filled, &evicted);
     if (!filled && !evicted) {
         /* The same position: both bounds are proven, so their intersection is. */
         int merged_lower = target->lower > lower ? target->lower : lower;
@@ -260,13 +299,15 @@ table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bound, 
     uint64_t b = bucket_of(t, key0, key1);
     Entry *slots = bucket_at(t->entries, b);
     int found = 0;
+    uint64_t stamp = (uint64_t)generation_now(t) << GENERATION_SHIFT;
     lock_stripe(t, b);
     for (int i = 0; i < BUCKET_SLOTS; i++) {
-        if (slots[i].key0 == key0 && slots[i].key1 == key1 && (slots[i].work & ENTRY_BIG)) {
+        if (same_key(&slots[i], key0, key1, ENTRY_BIG)) {
             *value = slots[i].value;
             *move = slots[i].move_low | (slots[i].tried & 1) << 8;
             *bound = slots[i].tried >> 1 & 3;
             *depth = slots[i].tried >> 3;
+            slots[i].key1 = (slots[i].key1 & KEY1_BITS) | stamp; /* in use again: young */
             found = 1;
             break;
         }
@@ -284,10 +325,13 @@ table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, in
     int work = work_of(nodes);
     int filled = 0, evicted = 0;
     depth = depth < 0 ? 0 : depth > 31 ? 31 : depth;
+    unsigned now = generation_now(t);
+    uint64_t stamped = (key1 & KEY1_BITS) | (uint64_t)now << GENERATION_SHIFT;
     lock_stripe(t, b);
-    Entry *target = claim_slot(slots, key0, key1, ENTRY_BIG, &filled, &evicted);
+    Entry *target = claim_slot(slots, key0, key1, ENTRY_BIG, now, &filled, &evicted);
     if (!filled && !evicted && (target->tried >> 3) > depth && bound != BOUND_EXACT) {
         /* The same position searched deeper: keep that, but take the new move. */
+        target->key1 = stamped;
         if (move != BIG_NO_MOVE) {
             target->move_low = (uint8_t)move;
             target->tried = (uint8_t)((target->tried & ~1) | (move >> 8 & 1));
@@ -296,11 +340,35 @@ table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, in
         return;
     }
     target->key0 = key0;
-    target->key1 = key1;
+    target->key1 = stamped;
     target->value = (int16_t)value;
     target->move_low = (uint8_t)move;
     target->work = (uint8_t)(work | ENTRY_BIG);
     target->tried = (uint8_t)((move >> 8 & 1) | bound << 1 | depth << 3);
     unlock_stripe(t, b);
     count_store(t, filled, evicted);
+}
+
+void
+table_new_generation(Table *t)
+{
+    atomic_fetch_add_explicit(&t->generation, 1, memory_order_relaxed);
+}
+
+void
+table_ages(Table *t, uint64_t counts[AGES])
+{
+    unsigned now = generation_now(t);
+    memset(counts, 0, sizeof(uint64_t) * AGES);
+    for (uint64_t b = 0; b < t->buckets; b++) {
+        Entry *slots = bucket_at(t->entries, b);
+        lock_stripe(t, b);
+        for (int i = 0; i < BUCKET_SLOTS; i++) {
+            if (slots[i].key0 != 0 && (slots[i].work & ENTRY_BIG)) {
+                int age = age_of(&slots[i], now);
+                counts[age < AGES ? age : AGES - 1]++;
+            }
+        }
+        unlock_stripe(t, b);
+    }
 }

@@ -10,15 +10,17 @@
  * bucket merges the bounds (both are proven, so their intersection is);
  * otherwise it takes an empty slot, or else evicts the entry whose subtree
  * cost the fewest nodes (the "work" of an entry is the bit length of the node
- * count that proved it), so cheap results make way and expensive proofs stay.
+ * count that proved it), so cheap results make way and expensive proofs stay;
+ * a big board's entry counts less work the more searches ago it was last
+ * used (generations, below), so earlier moves' entries age out.
  *
  * The small boards' entries (small/) hold proven lower and upper bounds only,
  * keyed on the canonical position itself; see canonical() in small/board.h.
  * The big boards' entries (big/) hold a search's value, with its bound, depth
  * and best move, keyed on two Zobrist hashes (see big_key() in big/board.h),
  * and say so (ENTRY_BIG): a probe of one kind never finds the other, whatever
- * their bits (8x8's keys use all 64 bits of a word). Replacement treats both
- * alike: by the work that produced them.
+ * their bits (8x8's keys use all 64 bits of a word). Replacement weighs both
+ * by the work that produced them, and only the big boards' by their age too.
  */
 #ifndef CORE_TABLE_H
 #define CORE_TABLE_H
@@ -80,6 +82,7 @@ typedef struct {
     atomic_uchar locks[LOCK_STRIPES];
     atomic_ullong hits, misses, stored, evictions, filled;
     atomic_int huge_asked; /* see move_to_huge_pages() */
+    atomic_uint generation; /* the big-board searches begun: table_new_generation() */
 } Table;
 
 /* A table of ``size`` bytes (at least BUCKET_BYTES, at most
@@ -138,6 +141,20 @@ enum { BOUND_EXACT = 0, BOUND_LOWER = 1, BOUND_UPPER = 2 };
 #define BIG_NO_MOVE 511
 int table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bound, int *depth,
                     int *move);
+
+/* Generations: every big-board search begins one (big_analyze() calls
+ * table_new_generation()), and a big entry remembers the generation that last
+ * stored or found it, in the top byte of its key1 (GENERATION_SHIFT: the
+ * key keeps 120 bits). When a store must evict, an entry counts AGE_WEIGHT
+ * bits of work less for every generation it has not been used in, so the
+ * entries of a game's earlier moves age out instead of holding their slots
+ * for ever. Small boards' entries are proofs, true at any move: they never
+ * age. table_ages() counts the big entries by age, for tests. */
+#define GENERATION_SHIFT 56
+#define AGE_WEIGHT 4
+#define AGES 8
+void table_new_generation(Table *t);
+void table_ages(Table *t, uint64_t counts[AGES]);
 void table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, int depth,
                      int move, uint64_t nodes);
 
