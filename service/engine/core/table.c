@@ -189,6 +189,13 @@ generation_now(Table *t)
     return atomic_load_explicit(&t->generation, memory_order_relaxed) & 0xff;
 }
 
+/* A big entry's key1 as stored: the key's bits and the generation ``now``. */
+static inline uint64_t
+stamped(uint64_t key1, unsigned now)
+{
+    return (key1 & KEY1_BITS) | (uint64_t)now << GENERATION_SHIFT;
+}
+
 /* How many generations ago a big entry was last stored or found. */
 static inline int
 age_of(const Entry *e, unsigned now)
@@ -299,7 +306,7 @@ table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bound, 
     uint64_t b = bucket_of(t, key0, key1);
     Entry *slots = bucket_at(t->entries, b);
     int found = 0;
-    uint64_t stamp = (uint64_t)generation_now(t) << GENERATION_SHIFT;
+    unsigned now = generation_now(t);
     lock_stripe(t, b);
     for (int i = 0; i < BUCKET_SLOTS; i++) {
         if (same_key(&slots[i], key0, key1, ENTRY_BIG)) {
@@ -307,7 +314,9 @@ table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bound, 
             *move = slots[i].move_low | (slots[i].tried & 1) << 8;
             *bound = slots[i].tried >> 1 & 3;
             *depth = slots[i].tried >> 3;
-            slots[i].key1 = (slots[i].key1 & KEY1_BITS) | stamp; /* in use again: young */
+            if (age_of(&slots[i], now) != 0) {
+                slots[i].key1 = stamped(key1, now); /* in use again: young */
+            }
             found = 1;
             break;
         }
@@ -326,12 +335,11 @@ table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, in
     int filled = 0, evicted = 0;
     depth = depth < 0 ? 0 : depth > 31 ? 31 : depth;
     unsigned now = generation_now(t);
-    uint64_t stamped = (key1 & KEY1_BITS) | (uint64_t)now << GENERATION_SHIFT;
     lock_stripe(t, b);
     Entry *target = claim_slot(slots, key0, key1, ENTRY_BIG, now, &filled, &evicted);
     if (!filled && !evicted && (target->tried >> 3) > depth && bound != BOUND_EXACT) {
         /* The same position searched deeper: keep that, but take the new move. */
-        target->key1 = stamped;
+        target->key1 = stamped(key1, now);
         if (move != BIG_NO_MOVE) {
             target->move_low = (uint8_t)move;
             target->tried = (uint8_t)((target->tried & ~1) | (move >> 8 & 1));
@@ -340,7 +348,7 @@ table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, in
         return;
     }
     target->key0 = key0;
-    target->key1 = stamped;
+    target->key1 = stamped(key1, now);
     target->value = (int16_t)value;
     target->move_low = (uint8_t)move;
     target->work = (uint8_t)(work | ENTRY_BIG);

@@ -141,6 +141,8 @@ enum { BOUND_EXACT = 0, BOUND_LOWER = 1, BOUND_UPPER = 2 };
 #define BIG_NO_MOVE 511
 int table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bound, int *depth,
                     int *move);
+void table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, int depth,
+                     int move, uint64_t nodes);
 
 /* Generations: every big-board search begins one (big_analyze() calls
  * table_new_generation()), and a big entry remembers the generation that last
@@ -155,7 +157,5 @@ int table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bou
 #define AGES 8
 void table_new_generation(Table *t);
 void table_ages(Table *t, uint64_t counts[AGES]);
-void table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, int depth,
-                     int move, uint64_t nodes);
 
 #endif
