@@ -440,8 +440,10 @@ seconds_to_ns(double seconds)
     if (seconds > 9.0e9) {
         return INT64_MAX;
     }
-    /* At least 1: a deadline under a nanosecond is still a deadline (0 means none). */
-    int64_t ns = (int64_t)(seconds * 1e9);
+    /* The nearest nanosecond (truncating made every deadline up to 1 ns
+     * early, so one read back was not the one given); at least 1: a deadline
+     * under a nanosecond is still a deadline (0 means none). */
+    int64_t ns = (int64_t)(seconds * 1e9 + 0.5);
     return ns > 0 ? ns : 1;
 }
 
