@@ -20,7 +20,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages mingw brain brain-windows lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match selfplay tune bench bench-profile bench-sweep openapi doc-examples lock clean
+.PHONY: run test tools debian-packages mingw brain brain-windows lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match gauntlet selfplay tune bench bench-profile bench-sweep openapi doc-examples lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -215,6 +215,8 @@ bench: $(DEV_STAMP)
 	@echo "commands and results. A change against its parent:  make match"
 	@echo "Against Rapfi (built outside the project, docs/strength.md#rapfi):"
 	@echo "  make match OPPONENT=/path/to/pbrain-rapfi MATCH_ARGS='--turn-ms 1000 --pairs 32'"
+	@echo "A change measured against Rapfi, paired by opening with its parent:"
+	@echo "  make gauntlet REFERENCE=/path/to/pbrain-rapfi"
 	@echo "The clock with the machine busy:  make match OPPONENT=brain MATCH_ARGS='--turn-ms 300 --pairs 24 --busy 2'"
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py
@@ -235,6 +237,16 @@ OPPONENT ?= brain@HEAD~1
 MATCH_ARGS ?= --turn-ms 300 --sprt 0,60 --pairs 200
 match: $(DEV_STAMP)
 	$(PY) bench/match.py --opponent $(OPPONENT) $(MATCH_ARGS)
+
+# A change measured against a reference engine (bench/gauntlet.py): this
+# working tree's brain and BASELINE's each play the same openings against
+# REFERENCE (a brain's path, e.g. Rapfi), and the gain is their difference,
+# opening by opening (docs/strength.md#the-gauntlet).
+BASELINE ?= brain@HEAD~1
+GAUNTLET_ARGS ?= --turn-ms 1000 --pairs 64
+gauntlet: $(DEV_STAMP)
+	@test -n "$(REFERENCE)" || { echo "make gauntlet REFERENCE=/path/to/brain"; exit 2; }
+	$(PY) bench/gauntlet.py --reference $(REFERENCE) --baseline $(BASELINE) $(GAUNTLET_ARGS)
 
 # The evaluation fitted to results (docs/strength.md#the-evaluation): self-play
 # games at a fixed node budget (about 15 minutes on two cores), then the

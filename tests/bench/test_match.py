@@ -184,3 +184,86 @@ def test_decided_openings_judge_each_position_once_and_stop(
     assert match.position(((0, 0), (1, 0), (2, 0))) == match.position(((2, 0), (1, 0), (0, 0)))
     with pytest.raises(SystemExit, match="3 seeds in a row"):
         match.decided_openings(1, 0, lambda seed: [((seed, 0), (seed, 1))], lambda fresh: [])
+
+
+# -- the gauntlet (bench/gauntlet.py): a change measured against a reference engine ------
+
+
+def test_a_gain_on_a_few_openings_shows_where_the_two_scores_intervals_overlap(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    """Both entrants lose 20 openings with both colours and split 20; the
+    candidate splits 5 of the baseline's lost ones. Apart, the two scores'
+    intervals overlap; paired by opening, the gain's excludes nothing gained."""
+    sprt, _ = bench
+    baseline = [0.0] * 20 + [1.0] * 20
+    candidate = [0.0] * 15 + [1.0] * 5 + [1.0] * 20
+    apart = sprt.estimate(baseline), sprt.estimate(candidate)
+    assert apart[0].elo_high > apart[1].elo_low
+    d = sprt.paired_difference(baseline, candidate)
+    assert (d.pairs, d.baseline, d.candidate) == (40, 0.25, 0.3125)
+    assert d.gain == pytest.approx(0.0625)
+    assert 0 < d.gain_low < d.gain < d.gain_high
+    assert 0 < d.elo_low < d.elo == pytest.approx(sprt.elo_of(0.3125) - sprt.elo_of(0.25))
+    assert d.elo < d.elo_high
+    # The other way round, the same gain lost.
+    back = sprt.paired_difference(candidate, baseline)
+    assert back.gain == pytest.approx(-d.gain) and back.gain_high < 0 < -back.gain_low
+
+
+def test_the_paired_interval_holds_no_gain_about_95_in_100_times(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    """Two entrants alike, over openings each with a score of its own against
+    the reference: the gain's 95% interval holds 0 in 90-99% of 300 runs."""
+    sprt, _ = bench
+    rng = random.Random(29)
+    held = 0
+    for _ in range(300):
+        openings = [rng.choice([0.05, 0.3, 0.5, 0.7]) for _ in range(64)]
+
+        def pairs(chances: list[float]) -> list[float]:
+            return [float(sum(rng.random() < p for _ in range(2))) for p in chances]
+
+        d = sprt.paired_difference(pairs(openings), pairs(openings))
+        held += d.gain_low <= 0 <= d.gain_high
+    assert 270 <= held <= 297
+
+
+def test_the_paired_difference_wants_the_same_openings(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    sprt, _ = bench
+    with pytest.raises(ValueError):
+        sprt.paired_difference([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError):
+        sprt.paired_difference([], [])
+    same = sprt.paired_difference([0.0, 2.0, 1.0], [0.0, 2.0, 1.0])
+    assert same.gain == same.elo == 0 and same.gain_low == pytest.approx(-same.gain_high)
+
+
+def test_the_gauntlet_plays_every_entrant_on_each_opening_before_the_next(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        gauntlet = importlib.import_module("gauntlet")
+    finally:
+        sys.path.remove(str(BENCH))
+    assert gauntlet.jobs(2, 2) == [
+        (0, 0, True), (0, 0, False), (0, 1, True), (0, 1, False),
+        (1, 0, True), (1, 0, False), (1, 1, True), (1, 1, False),
+    ]  # fmt: skip
+    assert [who for _, who, _ in gauntlet.jobs(1, 3)] == [0, 0, 1, 1, 2, 2]
+    _, match = bench
+    baseline, first, second = match.Tally(), match.Tally(), match.Tally()
+    baseline.pair([1.0, 0.0], 0)
+    baseline.pair([0.0, 0.0], 1)
+    first.pair([1.0, 1.0], 1)  # opening 0 not finished by every entrant: left out
+    first.pair([1.0, 0.0], 0)
+    second.pair([0.0, 0.0], 1)
+    assert gauntlet.complete_pairs([baseline, first]) == [[1.0, 0.0], [1.0, 2.0]]
+    assert gauntlet.complete_pairs([baseline, first, second]) == [[0.0], [2.0], [0.0]]
+    line = gauntlet.progress([baseline, first, second])
+    assert line.startswith("   1 openings  baseline 0.000  | 1: 1.000, gain +1.000")
+    assert "| 2: 0.000, gain +0.000" in line

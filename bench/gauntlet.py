@@ -1,0 +1,198 @@
+"""Changes measured against a reference engine: the baseline brain and each
+candidate play the same openings against the same opponent (Rapfi), and a
+candidate's gain is its difference from the baseline, opening by opening.
+
+    R=/path/to/pbrain-rapfi
+    .venv/bin/python bench/gauntlet.py --reference $R --baseline brain@main
+    # the candidate is this working tree's brain unless --candidate names
+    # another; several candidates share the baseline's games
+    .venv/bin/python bench/gauntlet.py --reference $R --baseline brain@main \\
+        --candidate brain@exp-a --candidate brain@exp-b
+
+Why not only the match of a change against its parent (``bench/match.py
+--opponent brain@REV --sprt``): two brains that both win as the first player
+split most pairs 1-1 whatever their difference (from
+``bench/openings/decided.txt`` at 1 s a turn, 81-87% of the pairs), so the
+sequential test decides on the few others. Against a stronger opponent the
+pairs spread: Rapfi wins some openings with both colours and splits others,
+and a better brain turns the first kind into the second. It also measures
+what the issue asks for: the score against the champion.
+
+The games are interleaved: for each opening, the baseline's pair and each
+candidate's are played before the next opening's, so that all meet the same
+load on the machine. The report gives each entrant's score and Elo against
+the reference, and each candidate's gain (``sprt.paired_difference``): its
+mean over the openings in score and in Elo, with its 95% interval. Each
+side's timing is reported as ``bench/match.py`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import sprt
+from match import OPENINGS, Side, Tally, entrant, play_game, read_openings, timing
+
+from service.engine import Rule
+
+Job = tuple[int, int, bool]  # (opening's index, entrant (0: the baseline), ours first)
+
+
+def jobs(pairs: int, entrants: int) -> list[Job]:
+    """Every game, opening by opening: each entrant's pair of an opening, the
+    baseline's first, before the next opening's."""
+    return [
+        (index, who, first)
+        for index in range(pairs)
+        for who in range(entrants)
+        for first in (True, False)
+    ]
+
+
+def complete_pairs(tallies: Sequence[Tally]) -> list[list[float]]:
+    """Each entrant's points on the openings that every entrant has
+    finished, in the openings' order."""
+    done = sorted(set.intersection(*(set(tally.by_pair) for tally in tallies)))
+    return [[tally.by_pair[i] for i in done] for tally in tallies]
+
+
+def progress(tallies: Sequence[Tally]) -> str:
+    """A line of the scores so far: the baseline's, then each candidate's
+    with its gain."""
+    baseline, *candidates = complete_pairs(tallies)
+    line = f"{len(baseline):4d} openings  baseline {statistics.fmean(baseline) / 2:.3f}"
+    for number, candidate in enumerate(candidates, 1):
+        d = sprt.paired_difference(baseline, candidate)
+        line += (
+            f"  | {number}: {d.candidate:.3f}, gain {d.gain:+.3f} "
+            f"[{d.gain_low:+.3f}, {d.gain_high:+.3f}], "
+            f"Elo {d.elo:+.0f} [{d.elo_low:+.0f}, {d.elo_high:+.0f}]"
+        )
+    return line
+
+
+def entry(side: Side, reference: Side, tally: Tally) -> dict[str, object]:
+    """One entrant's results against the reference."""
+    estimate = sprt.estimate(tally.pair_points)
+    return {
+        "brain": side.name,
+        "wins_draws_losses": [tally.wins, tally.draws, tally.losses],
+        "pentanomial": sprt.pentanomial(tally.pair_points),
+        "score": round(estimate.score, 4),
+        "elo": round(estimate.elo),
+        "elo_95": [round(estimate.elo_low), round(estimate.elo_high)],
+        "timing": timing(tally.replies_ms[0], side.turn_ms),
+        "reference_timing": timing(tally.replies_ms[1], reference.turn_ms),
+        "forfeits": tally.forfeits,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reference", required=True, help="the opponent: a brain's path")
+    parser.add_argument("--baseline", required=True, help="brain, brain@REV or a path")
+    parser.add_argument(
+        "--candidate",
+        action="append",
+        help="brain, brain@REV or a path; again for more (default: this working tree's)",
+    )
+    parser.add_argument("--size", type=int, default=15)
+    parser.add_argument("--rule", choices=[r.value for r in Rule], default=Rule.FREESTYLE.value)
+    parser.add_argument("--turn-ms", type=int, default=1000, help="each entrant's timeout_turn")
+    parser.add_argument("--their-turn-ms", type=int, help="the reference's (default: the same)")
+    parser.add_argument("--pairs", type=int, default=64, help="openings (a pair of games each)")
+    parser.add_argument("--openings", type=Path, default=OPENINGS / "balanced.txt")
+    parser.add_argument("--forfeit-ms", type=int, default=5000)
+    parser.add_argument("--games", type=Path, help="append every game (JSON lines) to this file")
+    parser.add_argument("--workers", type=int, default=2, help="games at once")
+    args = parser.parse_args()
+
+    rule = Rule(args.rule)
+    openings = read_openings(args.openings)
+    specs = [args.baseline, *(args.candidate or ["brain"])]
+    tallies = [Tally() for _ in specs]
+    points: dict[tuple[int, int], list[float]] = {}
+    lock = threading.Lock()
+    with tempfile.TemporaryDirectory(prefix="gauntlet-") as scratch:
+        entrants = []
+        for who, spec in enumerate(specs):
+            own = Path(scratch) / str(who)  # brain@REV builds there: two may name one REV
+            own.mkdir()
+            entrants.append(Side(spec, entrant(spec, own), args.turn_ms))
+        reference = Side(
+            args.reference,
+            entrant(args.reference, Path(scratch)),
+            args.their_turn_ms or args.turn_ms,
+        )
+        began = time.monotonic()
+        reported = 0
+
+        def one(job: Job) -> None:
+            nonlocal reported
+            index, who, ours_first = job
+            opening = openings[index % len(openings)]
+            game = play_game(
+                entrants[who], reference, args.size, rule, opening, ours_first, args.forfeit_ms, 0
+            )
+            with lock:
+                got = points.setdefault((index, who), [])
+                got.append(tallies[who].add(game, ours_first))
+                if len(got) == 2:
+                    tallies[who].pair(got, index)
+                    done = len(complete_pairs(tallies)[0])
+                    if done > reported:
+                        reported = done
+                        line = progress(tallies)
+                        print(f"{line}  {time.monotonic() - began:.0f} s", file=sys.stderr)
+                if args.games is not None:
+                    record = {
+                        "ours": entrants[who].name,
+                        "theirs": reference.name,
+                        "size": args.size,
+                        "rule": rule.value,
+                        "pair": index,
+                        "ours_first": ours_first,
+                        "moves": game.moves,
+                        "winner": game.winner,
+                        "forfeit": game.forfeit,
+                        "replies_ms": game.replies_ms,
+                    }
+                    with args.games.open("a") as out:
+                        out.write(json.dumps(record) + "\n")
+
+        with ThreadPoolExecutor(max_workers=args.workers) as pool:
+            for future in [pool.submit(one, job) for job in jobs(args.pairs, len(specs))]:
+                future.result()
+
+    baseline, *candidates = complete_pairs(tallies)
+    results = [entry(side, reference, tally) for side, tally in zip(entrants, tallies, strict=True)]
+    for result, candidate in zip(results[1:], candidates, strict=True):
+        d = sprt.paired_difference(baseline, candidate)
+        result["gain"] = round(d.gain, 4)
+        result["gain_95"] = [round(d.gain_low, 4), round(d.gain_high, 4)]
+        result["elo_gain"] = round(d.elo)
+        result["elo_gain_95"] = [round(d.elo_low), round(d.elo_high)]
+    row = {
+        "reference": args.reference,
+        "board": f"{args.size}x{args.size}",
+        "rule": rule.value,
+        "turn_ms": [args.turn_ms, args.their_turn_ms or args.turn_ms],
+        "openings": len(baseline),
+        "baseline": results[0],
+        "candidates": results[1:],
+    }
+    print(json.dumps({"gauntlet": row}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
