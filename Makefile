@@ -57,9 +57,9 @@ mingw:
 # MinGW-w64, for Windows (make brain-windows: KERNEL32 and msvcrt its only
 # DLLs; its main thread, which searches, gets Linux's 8 MiB of stack, not
 # Windows' 1 MiB).
-BRAIN_C := $(wildcard service/brain/native/*.c) $(filter-out service/engine/core/module.c,$(CORE_C))
+BRAIN_C := $(wildcard service/brain/native/*.c) $(filter-out service/engine/core/python/%,$(CORE_C))
 BRAIN_SOURCES := $(BRAIN_C) $(wildcard service/brain/native/*.h) \
-	$(filter-out service/engine/core/module.h,$(wildcard service/engine/core/*.h service/engine/core/*/*.h))
+	$(filter-out service/engine/core/python/%,$(wildcard service/engine/core/*.h service/engine/core/*/*.h))
 BRAIN_FLAGS := -O3 -std=c11 -Wall -Wextra -Werror -fno-strict-aliasing -mpopcnt
 MINGW_CC := x86_64-w64-mingw32-gcc
 NATIVE_BRAIN := build/pbrain-tictactoe

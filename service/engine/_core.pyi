@@ -1,4 +1,4 @@
-"""Type stubs for the compiled search core (``core/module.c``)."""
+"""Type stubs for the compiled search core (``core/python/``)."""
 
 from collections.abc import Sequence
 

@@ -2,7 +2,7 @@
  * The Gomocup brain: the protocol (docs/brain.md) in C over the compiled core
  * (service/engine/core/), its one implementation. The executables run it
  * (main.c: `make brain`, `make brain-windows`, no Python), and so does the
- * Python extension (module.c's run_brain: `python -m service.brain`).
+ * Python extension (python/big.c's run_brain: `python -m service.brain`).
  *
  * One file per concept: protocol.c (commands, answers, the reading thread),
  * clock.c (how long a move searches), rules.c (INFO rule's values), game.c

@@ -1,7 +1,7 @@
 /*
  * The brain's protocol: commands and answers (docs/brain.md states them), the
  * one implementation, run by the executables (main.c) and by Python's
- * ``python -m service.brain`` (module.c's run_brain). brain_run() takes the
+ * ``python -m service.brain`` (python/big.c's run_brain). brain_run() takes the
  * lines in order on the calling thread and searches; a reading thread
  * queues them, each with its number, and a STOP or YXSTOP it reads moves the
  * deadline of the search under way to now when that search is for an earlier

@@ -1,7 +1,7 @@
 /*
  * The brain's one entry point (protocol.c), for its two callers: main.c (the
  * executables) and the Python extension's run_brain (service/engine/core/
- * module.c), which includes this header alone: brain.h's names are the
+ * python/big.c), which includes this header alone: brain.h's names are the
  * brain's own.
  */
 #ifndef BRAIN_RUN_H

@@ -3,7 +3,7 @@
  *
  * A Control is what another thread holds to stop a search (the HTTP layer's
  * deadline, a client that left, the drain on SIGTERM, the brain's STOP; in
- * Python, the Control type of module.c wraps one); a Clock
+ * Python, the Control type of python/types.c wraps one); a Clock
  * is a search's own count of nodes against its limit, which looks at the
  * Control every CHECK_MASK + 1 nodes. Both searches (small/ and big/) count
  * every node through count_node(), so a budget means the same in both, and a

@@ -25,7 +25,7 @@
 
 /* glibc's POSIX and Linux names (clock_gettime, MAP_ANONYMOUS, MADV_*) under
  * -std=c11: before any system header, so common.h includes this file first.
- * (Python.h, first in module.c, defines it as well.) */
+ * (Python.h, first in python/glue.h, defines it as well.) */
 #if !defined(_WIN32) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1
 #endif

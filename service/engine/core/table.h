@@ -90,7 +90,7 @@ typedef struct {
  * zeroed and is touched only as it fills. table_free() lets it go (a thread
  * that still moves it to huge pages unmaps it when done); table_clear()
  * forgets every entry, only while no search runs. (In Python, the Table type
- * of module.c wraps one.) */
+ * of python/types.c wraps one.) */
 int table_init(Table *t, uint64_t size);
 void table_free(Table *t);
 void table_clear(Table *t);

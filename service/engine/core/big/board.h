@@ -110,7 +110,7 @@ cells_next(const Cells *s, int after)
     }
 }
 
-/* The rules (the core's rule numbers, module.c's too): freestyle, k or more
+/* The rules (the core's rule numbers, python/big.c's too): freestyle, k or more
  * in a row win; exact, exactly k do; renju (k = 5), X (the first player,
  * Black) wins with exactly five and may not play a forbidden move (renju.c),
  * O (White) wins with five or more. */

@@ -1,7 +1,7 @@
 /*
  * The small boards' board (see board.h): play(), which keeps a Node's
  * threats, open lines and symmetric images as each move is made. (The Shape
- * is built from what Python hands it in module.c.)
+ * is built from what Python hands it in python/types.c.)
  */
 #include "board.h"
 

@@ -4,7 +4,7 @@
  * incrementally as moves are played.
  *
  * Python (geometry.py) hands a Shape its lines, symmetries and static cell
- * order (module.c builds it); board.py has validated every position before it
+ * order (python/types.c builds it); board.py has validated every position before it
  * gets here, but every argument is checked again because this code handles
  * what clients send.
  *
@@ -29,7 +29,7 @@
  * and loops over the members go word by word up to the shape's words.
  * Functions take linesets by pointer: passed by value, a 32-byte vector's
  * ABI depends on whether AVX is on. Aligned as its words, not as a vector:
- * a Shape lives where Python's allocator puts it (16 bytes; module.c's
+ * a Shape lives where Python's allocator puts it (16 bytes; python/types.c's
  * ShapeObject holds it after the object's header), and the AVX2
  * clones of the HOT functions would fault on an aligned load from there. */
 #define LINESET_WORDS 4

@@ -1,0 +1,491 @@
+/*
+ * The big boards' functions (analyze_big, big_board, renju's forbidden
+ * cells), one game's search Context, the evaluation's weights, and the
+ * Gomocup brain run over two descriptors.
+ */
+#include "glue.h"
+
+#include "../big/root.h"
+
+#include "../../../brain/native/run.h"
+
+#define BIG_SHAPE_RANGE                                                                            \
+    "a big board is 3 to 20 cells a side, k 3 to the longer, rule 0 (freestyle), 1 (exact) or "    \
+    "2 (renju, k = 5)"
+
+/* A big board's stones from Python: one bytes object per side, bit i of the
+ * little-endian bytes for cell i, disjoint and on the board. */
+static int
+read_stones(const BigShape *sh, PyObject *xo, PyObject *oo, uint8_t *stone)
+{
+    PyObject *sides[2] = {xo, oo};
+    memset(stone, 0, BIG_MAX_CELLS);
+    for (int s = 0; s < 2; s++) {
+        if (!PyBytes_Check(sides[s])) {
+            PyErr_SetString(PyExc_TypeError, "x and o must be bytes (little-endian bitboards)");
+            return -1;
+        }
+        Py_ssize_t size = PyBytes_GET_SIZE(sides[s]);
+        const unsigned char *bytes = (const unsigned char *)PyBytes_AS_STRING(sides[s]);
+        for (Py_ssize_t i = 0; i < size; i++) {
+            for (int bit = 0; bit < 8; bit++) {
+                if (!(bytes[i] >> bit & 1)) {
+                    continue;
+                }
+                Py_ssize_t cell = i * 8 + bit;
+                if (cell >= sh->cells || stone[cell]) {
+                    PyErr_SetString(PyExc_ValueError, "x and o must be disjoint cells of the board");
+                    return -1;
+                }
+                stone[cell] = (uint8_t)(s + 1);
+            }
+        }
+    }
+    return 0;
+}
+
+static PyObject *
+line_tuple(const Line *line)
+{
+    PyObject *tuple = PyTuple_New(line->length);
+    if (tuple == NULL) {
+        return NULL;
+    }
+    for (int j = 0; j < line->length; j++) {
+        PyTuple_SET_ITEM(tuple, j, PyLong_FromLong(line->cell[j]));
+    }
+    return tuple;
+}
+
+/* A game's search context: the big search's state (history, threat memo)
+ * kept from one analysis to the next, for a caller that plays one game (the
+ * brain). One analysis at a time: a second, while one runs, is refused. */
+typedef struct {
+    PyObject_HEAD
+    BigSearch *search; /* NULL until first used */
+    atomic_int busy;
+} Context;
+
+static void
+Context_dealloc(Context *self)
+{
+    big_search_free(self->search);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+PyTypeObject ContextType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "service.engine._core.Context",
+    .tp_basicsize = sizeof(Context),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)Context_dealloc,
+    .tp_doc = "One game's big-board search state, kept between its analyses (one at a time).",
+};
+
+PyObject *
+core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"rows",   "cols",    "k",         "rule", "table", "x", "o",
+                             "x_to_move", "budget", "control", "max_depth", "context", NULL};
+    int rows, cols, k, rule, x_to_move, max_depth = 0;
+    TableObject *table_object;
+    PyObject *xo, *oo, *budget_arg, *control = Py_None, *context_arg = Py_None;
+    uint64_t budget;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiO&OOpO|OiO", kwlist, &rows, &cols, &k,
+                                     &rule, table_arg, &table_object, &xo, &oo, &x_to_move,
+                                     &budget_arg, &control, &max_depth, &context_arg)) {
+        return NULL;
+    }
+    Table *table = &table_object->table;
+    if (max_depth < 0 || max_depth > 60) {
+        PyErr_SetString(PyExc_ValueError, "max_depth is 0 (none) to 60");
+        return NULL;
+    }
+    if (read_control(control) < 0 || read_count(budget_arg, 1, MAX_BUDGET, "budget", &budget) < 0) {
+        return NULL;
+    }
+    Context *context = NULL;
+    if (context_arg != Py_None) {
+        if (!PyObject_TypeCheck(context_arg, &ContextType)) {
+            PyErr_SetString(PyExc_TypeError, "context must be a Context or None");
+            return NULL;
+        }
+        context = (Context *)context_arg;
+        int idle = 0;
+        if (!atomic_compare_exchange_strong(&context->busy, &idle, 1)) {
+            PyErr_SetString(PyExc_ValueError, "the context is in use by another analysis");
+            return NULL;
+        }
+    }
+    BigShape *shape = malloc(sizeof(BigShape));
+    BigRootMove *moves = malloc(sizeof(BigRootMove) * BIG_MAX_CELLS);
+    BigSearch *S = context != NULL && context->search != NULL ? context->search : big_search_new();
+    if (shape == NULL || S == NULL || moves == NULL) {
+        free(shape);
+        free(moves);
+        if (context == NULL) {
+            big_search_free(S);
+        }
+        else {
+            atomic_store(&context->busy, 0);
+        }
+        return PyErr_NoMemory();
+    }
+    if (context != NULL) {
+        context->search = S;
+        Py_INCREF(context);
+    }
+    big_search_renew(S);
+    PyObject *answer = NULL;
+    uint8_t stone[BIG_MAX_CELLS];
+    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        goto done;
+    }
+    if (read_stones(shape, xo, oo, stone) < 0) {
+        goto done;
+    }
+    S->tt = table;
+    S->clock.ctl = control_of(control);
+    S->clock.limit = budget;
+    S->max_depth = max_depth;
+    int count = 0;
+    BigRootResult result;
+    Py_INCREF(table_object);
+    Py_XINCREF(control);
+    Py_BEGIN_ALLOW_THREADS
+    big_board_init(&S->board, shape);
+    for (int cell = 0; cell < shape->cells; cell++) {
+        if (stone[cell]) {
+            S->board.side = stone[cell] - 1;
+            big_play(&S->board, cell);
+        }
+    }
+    S->board.side = x_to_move ? 0 : 1;
+    result = big_analyze(S, budget, moves, &count);
+    atomic_fetch_add_explicit(&table->hits, S->hits, memory_order_relaxed);
+    atomic_fetch_add_explicit(&table->misses, S->misses, memory_order_relaxed);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(control);
+    Py_DECREF(table_object);
+
+    PyObject *list = PyList_New(count);
+    if (list == NULL) {
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        const BigRootMove *m = &moves[i];
+        PyObject *line = line_tuple(&m->line), *item;
+        if (line == NULL) {
+            Py_DECREF(list);
+            goto done;
+        }
+        if (m->exact || m->proven) {
+            item = Py_BuildValue("(iiOiNO)", m->cell, (int)m->value, m->exact ? Py_True : Py_False,
+                                 m->proven, line, Py_False);
+        }
+        else {
+            item = Py_BuildValue("(idOiNO)", m->cell, m->value, Py_False, 0, line, Py_False);
+        }
+        if (item == NULL) {
+            Py_DECREF(list);
+            goto done;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    PyObject *omitted_value = result.omitted_proven ? PyLong_FromLong((long)result.omitted_value)
+                                                    : Py_NewRef(Py_None);
+    answer = Py_BuildValue("(NKiiiN)", list, (unsigned long long)S->clock.nodes, result.depth,
+                           result.stop, result.omitted, omitted_value);
+done:
+    if (context != NULL) {
+        atomic_store(&context->busy, 0);
+        Py_DECREF(context);
+    }
+    else {
+        big_search_free(S);
+    }
+    free(shape);
+    free(moves);
+    return answer;
+}
+
+/* The big board after a sequence of moves (a cell, or -1 to take the last one
+ * back), as the search keeps it: per cell, each side's four patterns and
+ * kind; the sets; the evaluation. For the tests, which compare it with a
+ * plain reference and with the board rebuilt from scratch. */
+PyObject *
+core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols, k, rule;
+    PyObject *sequence;
+    if (!PyArg_ParseTuple(args, "iiiiO", &rows, &cols, &k, &rule, &sequence)) {
+        return NULL;
+    }
+    BigShape *shape = malloc(sizeof(BigShape));
+    BigBoard *b = malloc(sizeof(BigBoard));
+    PyObject *fast = NULL, *answer = NULL;
+    int played[BIG_MAX_CELLS], count = 0;
+    if (shape == NULL || b == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        goto done;
+    }
+    big_board_init(b, shape);
+    fast = copy_items(sequence, "moves");
+    if (fast == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+        long cell = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (cell == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (cell == -1) {
+            if (count == 0) {
+                PyErr_SetString(PyExc_ValueError, "no move to take back");
+                goto done;
+            }
+            big_undo(b, played[--count]);
+            continue;
+        }
+        if (cell < 0 || cell >= shape->cells || b->stone[cell]) {
+            PyErr_SetString(PyExc_ValueError, "a move must take an empty cell of the board");
+            goto done;
+        }
+        big_play(b, (int)cell);
+        played[count++] = (int)cell;
+    }
+    PyObject *cells = PyList_New(shape->cells);
+    if (cells == NULL) {
+        goto done;
+    }
+    for (int c = 0; c < shape->cells; c++) {
+        PyObject *item;
+        if (b->stone[c]) {
+            item = PyLong_FromLong(b->stone[c]);
+        }
+        else {
+            const uint8_t(*p)[4] = b->pattern[c];
+            item = Py_BuildValue("((iiii)(iiii)ii)", p[0][0], p[0][1], p[0][2], p[0][3], p[1][0],
+                                 p[1][1], p[1][2], p[1][3], cell_kind(b, c, 0), cell_kind(b, c, 1));
+        }
+        if (item == NULL) {
+            Py_DECREF(cells);
+            goto done;
+        }
+        PyList_SET_ITEM(cells, c, item);
+    }
+    PyObject *sets = PyTuple_New(8);
+    if (sets == NULL) {
+        Py_DECREF(cells);
+        goto done;
+    }
+    const Cells *all[8] = {&b->five[0], &b->five[1], &b->flex4[0], &b->flex4[1],
+                           &b->four[0], &b->four[1], &b->three[0], &b->three[1]};
+    for (int i = 0; i < 8; i++) {
+        PyObject *members = PyList_New(0);
+        if (members == NULL) {
+            Py_DECREF(cells);
+            Py_DECREF(sets);
+            goto done;
+        }
+        for (int c = cells_next(all[i], -1); c >= 0; c = cells_next(all[i], c)) {
+            PyObject *number = PyLong_FromLong(c);
+            if (number == NULL || PyList_Append(members, number) < 0) {
+                Py_XDECREF(number);
+                Py_DECREF(members);
+                Py_DECREF(cells);
+                Py_DECREF(sets);
+                goto done;
+            }
+            Py_DECREF(number);
+        }
+        PyTuple_SET_ITEM(sets, i, members);
+    }
+    answer = Py_BuildValue("(NNi(ii))", cells, sets, big_evaluate(b), b->worth_sum[0],
+                           b->worth_sum[1]);
+done:
+    Py_XDECREF(fast);
+    free(b);
+    free(shape);
+    return answer;
+}
+
+/* A renju board of rows x cols (k = 5), empty; NULL with an exception set. */
+static BigBoard *
+renju_board(int rows, int cols, BigShape *shape)
+{
+    if (big_shape_init(shape, rows, cols, 5, RULE_RENJU) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        return NULL;
+    }
+    BigBoard *b = malloc(sizeof(BigBoard));
+    if (b == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    big_board_init(b, shape);
+    return b;
+}
+
+/* Renju: the first move of X in a game's moves (X first, then alternately)
+ * that the rule forbids, as (its index, FORBID_*), or None. */
+PyObject *
+core_renju_first_forbidden(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols;
+    PyObject *sequence;
+    if (!PyArg_ParseTuple(args, "iiO", &rows, &cols, &sequence)) {
+        return NULL;
+    }
+    BigShape shape;
+    BigBoard *b = renju_board(rows, cols, &shape);
+    PyObject *fast = b == NULL ? NULL : copy_items(sequence, "moves");
+    PyObject *answer = NULL;
+    if (fast == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+        long cell = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (cell == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (cell < 0 || cell >= shape.cells || b->stone[cell] || b->count >= shape.cells) {
+            PyErr_SetString(PyExc_ValueError, "a move must take an empty cell of the board");
+            goto done;
+        }
+        int kind = b->side == 0 ? big_forbidden(b, (int)cell) : FORBID_NONE;
+        if (kind != FORBID_NONE) {
+            answer = Py_BuildValue("(ni)", i, kind);
+            goto done;
+        }
+        big_play(b, (int)cell);
+    }
+    answer = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(fast);
+    free(b);
+    return answer;
+}
+
+/* Renju: X's forbidden cells of a position, [(cell, FORBID_*), ...]. */
+PyObject *
+core_renju_forbidden(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols;
+    PyObject *xo, *oo;
+    if (!PyArg_ParseTuple(args, "iiOO", &rows, &cols, &xo, &oo)) {
+        return NULL;
+    }
+    BigShape shape;
+    uint8_t stone[BIG_MAX_CELLS];
+    BigBoard *b = renju_board(rows, cols, &shape);
+    PyObject *answer = NULL;
+    if (b == NULL || read_stones(&shape, xo, oo, stone) < 0) {
+        goto done;
+    }
+    for (int cell = 0; cell < shape.cells; cell++) {
+        if (stone[cell]) {
+            b->side = stone[cell] - 1;
+            big_play(b, cell);
+        }
+    }
+    answer = PyList_New(0);
+    for (int cell = 0; answer != NULL && cell < shape.cells; cell++) {
+        int kind = big_forbidden(b, cell);
+        if (kind == FORBID_NONE) {
+            continue;
+        }
+        PyObject *item = Py_BuildValue("(ii)", cell, kind);
+        if (item == NULL || PyList_Append(answer, item) < 0) {
+            Py_CLEAR(answer);
+        }
+        Py_XDECREF(item);
+    }
+done:
+    free(b);
+    return answer;
+}
+
+/* A sequence of exactly ``count`` ints, into ``out``. */
+static int
+read_ints(PyObject *obj, int count, int *out, const char *what)
+{
+    PyObject *items = PySequence_Fast(obj, what);
+    if (items == NULL) {
+        return -1;
+    }
+    if (PySequence_Fast_GET_SIZE(items) != count) {
+        PyErr_Format(PyExc_ValueError, "%s must have %d items", what, count);
+        Py_DECREF(items);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(items, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(items);
+            return -1;
+        }
+        out[i] = v < INT_MIN ? INT_MIN : v > INT_MAX ? INT_MAX : (int)v;
+    }
+    Py_DECREF(items);
+    return 0;
+}
+
+PyObject *
+core_set_evaluation(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *pattern_arg, *kind_arg, *pattern_other_arg, *kind_other_arg;
+    int pattern[2][PATTERNS], kind[2][KINDS], tempo;
+    if (!PyArg_ParseTuple(args, "OOOOi", &pattern_arg, &kind_arg, &pattern_other_arg,
+                          &kind_other_arg, &tempo)) {
+        return NULL;
+    }
+    if (read_ints(pattern_arg, PATTERNS, pattern[0], "pattern_worth") < 0 ||
+        read_ints(kind_arg, KINDS, kind[0], "kind_bonus") < 0 ||
+        read_ints(pattern_other_arg, PATTERNS, pattern[1], "pattern_worth_other") < 0 ||
+        read_ints(kind_other_arg, KINDS, kind[1], "kind_bonus_other") < 0) {
+        return NULL;
+    }
+    if (big_set_evaluation((const int(*)[PATTERNS])pattern, (const int(*)[KINDS])kind, tempo) < 0) {
+        PyErr_Format(PyExc_ValueError, "every weight must be within +-%d", EVALUATION_WEIGHT_LIMIT);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* One brain session at a time: the brain's output channel is the process's. */
+static atomic_int brain_running;
+
+PyObject *
+core_run_brain(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int in_fd, out_fd;
+    if (!PyArg_ParseTuple(args, "ii", &in_fd, &out_fd)) {
+        return NULL;
+    }
+    if (in_fd < 0 || out_fd < 0) {
+        PyErr_SetString(PyExc_ValueError, "run_brain takes two open file descriptors");
+        return NULL;
+    }
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&brain_running, &idle, 1)) {
+        PyErr_SetString(PyExc_RuntimeError, "a brain session is running in this process already");
+        return NULL;
+    }
+    int result;
+    Py_BEGIN_ALLOW_THREADS
+    result = brain_run(in_fd, out_fd);
+    Py_END_ALLOW_THREADS
+    atomic_store(&brain_running, 0);
+    if (result < 0) {
+        PyErr_SetString(PyExc_OSError, "the brain could not start: no memory, descriptor or thread");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
