@@ -8,6 +8,9 @@ candidate's gain is its difference from the baseline, opening by opening.
     # another; several candidates share the baseline's games
     .venv/bin/python bench/gauntlet.py --reference $R --baseline brain@main \\
         --candidate brain@exp-a --candidate brain@exp-b
+    # one brain on one thread and on two (INFO lines by entrant: 0 the baseline)
+    .venv/bin/python bench/gauntlet.py --reference $R --baseline brain --candidate brain \\
+        --info "1:thread_num 2" --workers 1
 
 Why not only the match of a change against its parent (``bench/match.py
 --opponent brain@REV --sprt``): two brains that both win as the first player
@@ -80,11 +83,27 @@ def progress(tallies: Sequence[Tally]) -> str:
     return line
 
 
+def entrant_infos(options: Sequence[str], entrants: int) -> list[tuple[str, ...]]:
+    """The INFO lines of each entrant from ``--info N:KEY VALUE`` options.
+
+    >>> entrant_infos(["1:thread_num 2", "0:max_memory 0"], 2)
+    [('INFO max_memory 0',), ('INFO thread_num 2',)]
+    """
+    lines: list[list[str]] = [[] for _ in range(entrants)]
+    for option in options:
+        number, _, line = option.partition(":")
+        if not number.isdigit() or int(number) >= entrants or not line.strip():
+            raise SystemExit(f"--info {option!r}: N:KEY VALUE, N from 0 to {entrants - 1}")
+        lines[int(number)].append(f"INFO {line.strip()}")
+    return [tuple(found) for found in lines]
+
+
 def entry(side: Side, reference: Side, tally: Tally) -> dict[str, object]:
     """One entrant's results against the reference."""
     estimate = sprt.estimate(tally.pair_points)
     return {
         "brain": side.name,
+        "infos": list(side.infos),
         "wins_draws_losses": [tally.wins, tally.draws, tally.losses],
         "pentanomial": sprt.pentanomial(tally.pair_points),
         "score": round(estimate.score, 4),
@@ -114,11 +133,19 @@ def main() -> int:
     parser.add_argument("--forfeit-ms", type=int, default=5000)
     parser.add_argument("--games", type=Path, help="append every game (JSON lines) to this file")
     parser.add_argument("--workers", type=int, default=2, help="games at once")
+    parser.add_argument(
+        "--info",
+        action="append",
+        default=[],
+        metavar="N:KEY VALUE",
+        help="an INFO line for entrant N (0 the baseline, 1 the first candidate, ...)",
+    )
     args = parser.parse_args()
 
     rule = Rule(args.rule)
     openings = read_openings(args.openings)
     specs = [args.baseline, *(args.candidate or ["brain"])]
+    infos = entrant_infos(args.info, len(specs))
     tallies = [Tally() for _ in specs]
     points: dict[tuple[int, int], list[float]] = {}
     lock = threading.Lock()
@@ -127,7 +154,7 @@ def main() -> int:
         for who, spec in enumerate(specs):
             own = Path(scratch) / str(who)  # brain@REV builds there: two may name one REV
             own.mkdir()
-            entrants.append(Side(spec, entrant(spec, own), args.turn_ms))
+            entrants.append(Side(spec, entrant(spec, own), args.turn_ms, infos[who]))
         reference = Side(
             args.reference,
             entrant(args.reference, Path(scratch)),

@@ -267,3 +267,19 @@ def test_the_gauntlet_plays_every_entrant_on_each_opening_before_the_next(
     line = gauntlet.progress([baseline, first, second])
     assert line.startswith("   1 openings  baseline 0.000  | 1: 1.000, gain +1.000")
     assert "| 2: 0.000, gain +0.000" in line
+
+
+def test_the_gauntlet_gives_each_entrant_its_own_info_lines() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        gauntlet = importlib.import_module("gauntlet")
+    finally:
+        sys.path.remove(str(BENCH))
+    assert gauntlet.entrant_infos(["1:thread_num 2", "1: max_memory 0 ", "0:rule 1"], 3) == [
+        ("INFO rule 1",),
+        ("INFO thread_num 2", "INFO max_memory 0"),
+        (),
+    ]
+    for wrong in ["2:thread_num 2", "thread_num 2", "1:", "-1:rule 1"]:
+        with pytest.raises(SystemExit):
+            gauntlet.entrant_infos([wrong], 2)
