@@ -16,6 +16,7 @@ KEYS = [
     "max_memory",
     "rule",
     "max_depth",
+    "thread_num",
     "game_type",
     "evaluate",
     "folder",
@@ -42,7 +43,8 @@ ODD_LINES = [
     "info timeout_turn 300",
     "INFO RULE 1",
     "INFO \t rule\t4",
-    "INFO thread_num 4",  # Yixin-Board's own keys
+    "INFO thread_num 4",
+    "INFO THREAD_NUM 2",  # Yixin-Board's own keys after it
     "INFO hash_size 1000",
     "INFO caution_factor 2",
     "INFO no_such_key 5",
@@ -146,3 +148,38 @@ def plays_renju(process: BrainProcess, value: int) -> None:
 def test_renju_is_played_as_renju(value: int) -> None:
     with brain() as process:
         plays_renju(process, value)
+
+
+def test_thread_num_is_one_to_eight_and_a_notice_says_what_else_became() -> None:
+    answers = run("START 15", "INFO thread_num 0", "INFO thread_num 99", *CLOCK, "BEGIN")
+    talk = [line for line in answers if is_talk(line)]
+    assert talk == [
+        "MESSAGE thread_num is 1 to 8; got 0: ignored",
+        "MESSAGE thread_num is 1 to 8; got 99: 8 used",
+    ]
+    spoken = [line for line in answers if not is_talk(line)]
+    assert spoken[0] == "OK"
+    assert_legal(spoken[1])
+
+
+# X to move: its four on row 7 (3..6) completes at 2,7 or 7,7; O's open
+# three on row 9 must wait. O to move after 2,7 by X elsewhere: its four blocked.
+WIN_IN_ONE = ["BOARD", "3,7,1", "4,7,1", "5,7,1", "6,7,1", "3,9,2", "4,9,2", "5,9,2", "0,0,2"]
+BLOCK = ["BOARD", "3,7,2", "4,7,2", "5,7,2", "6,7,2", "2,7,1", "9,9,1", "10,10,1", "12,3,1"]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 8])
+def test_the_helper_threads_keep_every_forced_answer(threads: int) -> None:
+    """Whatever the threads, a win in one is taken, a four blocked, and games
+    go on: the helpers fill the table, the main search answers."""
+    with brain() as process:
+        assert process.ask("START 15") == "OK"
+        process.info(f"INFO thread_num {threads}", "INFO timeout_turn 300", "INFO timeout_match 0")
+        assert process.ask(*WIN_IN_ONE, "DONE") in {"2,7", "7,7"}
+        assert process.ask("RESTART") == "OK"
+        assert process.ask(*BLOCK, "DONE") == "7,7"
+        taken = {(3, 7), (4, 7), (5, 7), (6, 7), (2, 7), (9, 9), (10, 10), (12, 3), (7, 7)}
+        assert assert_legal(process.ask("TURN 0,0")) not in taken | {(0, 0)}
+        assert process.ask("RESTART") == "OK"
+        first = assert_legal(process.ask("BEGIN"))
+        assert assert_legal(process.ask("TURN 0,0")) not in {first, (0, 0)}

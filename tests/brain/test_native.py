@@ -293,13 +293,14 @@ def test_the_evaluation_weights_are_the_python_sides() -> None:
 
 def test_a_sanitized_build_plays_a_session() -> None:
     """The brain's executable built with AddressSanitizer and UndefinedBehaviorSanitizer
-    (built here by make when missing) plays moves, a swap opening, a stop and
-    renju's forbidden cells."""
+    (built here by make when missing) plays moves, on one thread and on two (a
+    helper searching beside it), a swap opening, a stop of a search with its
+    helper, and renju's forbidden cells."""
     sanitized = executables.sanitized_brain()
-    lines = ["START 15", *CLOCK, "BEGIN", "TURN 0,0", "INFO rule 6", "SWAP2BOARD", "DONE"]
-    lines += [*UNLIMITED, *POSITION, "STOP", "ABOUT"]
+    lines = ["START 15", *CLOCK, "BEGIN", "TURN 0,0", "INFO thread_num 2", "TURN 0,1"]
+    lines += ["INFO rule 6", "SWAP2BOARD", "DONE", *UNLIMITED, *POSITION, "STOP", "ABOUT"]
     answers = spoken(session(sanitized, lines, timeout=300))
-    assert answers[0] == "OK" and answers[-1].startswith('name="') and len(answers) == 6
+    assert answers[0] == "OK" and answers[-1].startswith('name="') and len(answers) == 7
     assert session(sanitized, SAME_AS_PYTHON["documented"]) == run_in_process(
         *SAME_AS_PYTHON["documented"]
     )

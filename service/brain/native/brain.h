@@ -123,9 +123,15 @@ typedef struct {
     uint64_t nodes;
 } Analysis;
 
+/* The most search threads (INFO thread_num), and a helper's stack: the
+ * search's recursion needs a few hundred KiB (Windows gives threads 1 MiB). */
+#define MAX_THREADS 8
+#define HELPER_STACK_BYTES ((size_t)8 << 20)
+
 typedef struct {
     Table table;
     BigSearch *search; /* the game's search context (GameContext) */
+    BigSearch *helper[MAX_THREADS - 1]; /* the helper threads' (NULL until wanted) */
     BigShape *shape;
     BigRootMove *found;
     uint64_t table_bytes;
@@ -136,12 +142,13 @@ int engine_open(Engine *e, uint64_t table_bytes, int max_depth);
 void engine_close(Engine *e);
 /* A new game: the table emptied, a new search context (SWAP2BOARD). */
 int engine_new_game(Engine *e);
-/* Analyse ``p``, at most ``budget`` nodes, stopped by ``control`` (may be
- * NULL); -1 when memory runs out. */
 /* Under renju with X to move, X's forbidden cells into ``cells`` (the core's
  * verdicts); how many. */
 int engine_forbidden(Engine *e, const Position *p, int *cells);
-int engine_search(Engine *e, const Position *p, uint64_t budget, Control *control,
+/* Analyse ``p``, at most ``budget`` nodes a thread, stopped by ``control``
+ * (may be NULL), on ``threads`` threads (1: the calling one alone; the
+ * others help, see engine.c); -1 when memory runs out. */
+int engine_search(Engine *e, const Position *p, uint64_t budget, Control *control, int threads,
                   Analysis *out);
 /* Every move whose score equals the best, lowest cell first: the first. */
 int analysis_best_move(const Analysis *a);

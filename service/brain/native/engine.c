@@ -10,6 +10,11 @@
  * Every board goes to the big-board search (core/big/), 3x3 to 20x20; the
  * service answers boards up to 8x8 from the exact core first (docs/brain.md,
  * "Small boards", says what that changes).
+ *
+ * With more than one thread (INFO thread_num), the others are helpers: each
+ * its own search state (kept, as the main one, from move to move), on the
+ * same position and table, deepening until the main search answers
+ * (big_help(): "lazy SMP", the table the only thing shared).
  */
 #include "brain.h"
 
@@ -41,6 +46,9 @@ engine_close(Engine *e)
 {
     table_free(&e->table);
     big_search_free(e->search);
+    for (int i = 0; i < MAX_THREADS - 1; i++) {
+        big_search_free(e->helper[i]);
+    }
     free(e->shape);
     free(e->found);
     memset(e, 0, sizeof(*e));
@@ -52,7 +60,37 @@ engine_new_game(Engine *e)
     table_clear(&e->table);
     big_search_free(e->search);
     e->search = big_search_new();
+    for (int i = 0; i < MAX_THREADS - 1; i++) {
+        big_search_free(e->helper[i]);
+        e->helper[i] = NULL; /* a new one when next wanted */
+    }
     return e->search == NULL ? -1 : 0;
+}
+
+/* ``p``'s stones on ``b``, and its side to move. */
+static void
+set_position(BigBoard *b, const BigShape *shape, const Position *p)
+{
+    big_board_init(b, shape);
+    for (int cell = 0; cell < shape->cells; cell++) {
+        if (p->stone[cell]) {
+            b->side = p->stone[cell] - 1;
+            big_play(b, cell);
+        }
+    }
+    b->side = p->x_to_move ? 0 : 1;
+}
+
+typedef struct {
+    BigSearch *search;
+    int offset;
+} Helper;
+
+static void
+help(void *arg)
+{
+    Helper *h = arg;
+    big_help(h->search, h->offset);
 }
 
 /* A mark-counted value as a public one (search.py's to_public). */
@@ -76,13 +114,7 @@ engine_forbidden(Engine *e, const Position *p, int *cells)
         return 0;
     }
     BigBoard *b = &e->search->board;
-    big_board_init(b, e->shape);
-    for (int cell = 0; cell < e->shape->cells; cell++) {
-        if (p->stone[cell]) {
-            b->side = p->stone[cell] - 1;
-            big_play(b, cell);
-        }
-    }
+    set_position(b, e->shape, p);
     int count = 0;
     for (int cell = 0; cell < e->shape->cells; cell++) {
         if (big_forbidden(b, cell) != FORBID_NONE) {
@@ -93,7 +125,8 @@ engine_forbidden(Engine *e, const Position *p, int *cells)
 }
 
 int
-engine_search(Engine *e, const Position *p, uint64_t budget, Control *control, Analysis *out)
+engine_search(Engine *e, const Position *p, uint64_t budget, Control *control, int threads,
+              Analysis *out)
 {
     BigSearch *S = e->search;
     /* RULE_* are the core's own rule values (rules.c's PLAYED maps to them). */
@@ -105,21 +138,47 @@ engine_search(Engine *e, const Position *p, uint64_t budget, Control *control, A
     S->clock.ctl = control;
     S->clock.limit = budget;
     S->max_depth = e->max_depth;
-    big_board_init(&S->board, e->shape);
-    for (int cell = 0; cell < e->shape->cells; cell++) {
-        if (p->stone[cell]) {
-            S->board.side = p->stone[cell] - 1;
-            big_play(&S->board, cell);
+    set_position(&S->board, e->shape, p);
+    /* The helpers, stopped by ``done`` when the main search answers (or by
+     * ``control`` with it); a helper that cannot start is done without. */
+    Control done;
+    control_init(&done, 0);
+    Helper helpers[MAX_THREADS - 1];
+    PlatformThread *running[MAX_THREADS - 1];
+    int started = 0;
+    for (int i = 0; i < threads - 1 && i < MAX_THREADS - 1; i++) {
+        if (e->helper[i] == NULL && (e->helper[i] = big_search_new()) == NULL) {
+            break;
         }
+        BigSearch *H = e->helper[i];
+        big_search_renew(H);
+        H->tt = &e->table;
+        H->clock.ctl = control;
+        H->clock.group = &done;
+        H->clock.limit = budget;
+        H->max_depth = e->max_depth;
+        set_position(&H->board, e->shape, p);
+        helpers[i] = (Helper){H, i % 2 == 0}; /* every other helper a ply ahead */
+        if ((running[i] = platform_thread_start(help, &helpers[i], HELPER_STACK_BYTES)) == NULL) {
+            break;
+        }
+        started++;
     }
-    S->board.side = p->x_to_move ? 0 : 1;
     int count = 0;
     BigRootResult result = big_analyze(S, budget, e->found, &count);
-    atomic_fetch_add_explicit(&e->table.hits, S->hits, memory_order_relaxed);
-    atomic_fetch_add_explicit(&e->table.misses, S->misses, memory_order_relaxed);
+    control_cancel(&done);
+    uint64_t nodes = S->clock.nodes, hits = S->hits, misses = S->misses;
+    for (int i = 0; i < started; i++) {
+        platform_thread_join(running[i]);
+        nodes += e->helper[i]->clock.nodes;
+        hits += e->helper[i]->hits;
+        misses += e->helper[i]->misses;
+    }
+    atomic_fetch_add_explicit(&e->table.hits, hits, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->table.misses, misses, memory_order_relaxed);
     out->count = 0;
     out->stop = result.stop;
-    out->nodes = S->clock.nodes;
+    out->nodes = nodes;
     for (int i = 0; i < count; i++) {
         const BigRootMove *m = &e->found[i];
         MoveScore move = {m->cell, 0.0};

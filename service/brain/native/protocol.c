@@ -45,6 +45,7 @@ typedef struct {
     int rule, opening;
     uint64_t table_bytes;
     int max_depth;
+    int threads; /* INFO thread_num: the move's search threads (1 to MAX_THREADS) */
     Engine engine;
     int has_engine;
     Analysis analysis;
@@ -473,7 +474,7 @@ play(Brain *b)
     Control control;
     control_init(&control, deadline_after(started, think));
     searching(b, &control);
-    int result = engine_search(engine, &p, NODE_BUDGET, &control, &b->analysis);
+    int result = engine_search(engine, &p, NODE_BUDGET, &control, b->threads, &b->analysis);
     searched(b);
     if (result < 0) {
         return fail_with(b, "internal error: the search could not start");
@@ -499,7 +500,7 @@ warm(Brain *b)
     if (engine == NULL || game_position(&b->game, &p, b->error, sizeof(b->error)) < 0) {
         return -1;
     }
-    return engine_search(engine, &p, WARM_NODES, NULL, &b->analysis) < 0
+    return engine_search(engine, &p, WARM_NODES, NULL, 1, &b->analysis) < 0
                ? fail_with(b, "internal error: the search could not start")
                : 0;
 }
@@ -520,7 +521,7 @@ evaluate(void *context, const Position *p, double share, Analysis *out)
     double wanted = swap->seconds * share * OPENING_NODE_RATE;
     uint64_t nodes = wanted > (double)NODE_BUDGET ? NODE_BUDGET : (uint64_t)wanted;
     nodes = nodes < MIN_OPENING_NODES ? MIN_OPENING_NODES : nodes;
-    if (engine_search(&swap->brain->engine, p, nodes, swap->control, out) < 0 ||
+    if (engine_search(&swap->brain->engine, p, nodes, swap->control, 1, out) < 0 ||
         out->stop == STOP_CANCELLED) {
         return -1;
     }
@@ -816,6 +817,31 @@ set_depth(Brain *b, int64_t depth)
     drop_engine(b);
 }
 
+/* INFO thread_num: the threads a move's search may use, 1 to MAX_THREADS
+ * (more is taken as MAX_THREADS, 0 is ignored; each said in a notice). Only
+ * the move's search: START's warm-up and SWAP2BOARD's searches, bounded by
+ * nodes so that a position gives one answer, keep to one. */
+static void
+set_threads(Brain *b, int64_t threads)
+{
+    char *text = NULL;
+    if (threads == 0) {
+        text = format("thread_num is 1 to %d; got 0: ignored", MAX_THREADS);
+    }
+    else if (threads > MAX_THREADS) {
+        text = format("thread_num is 1 to %d; got %lld: %d used", MAX_THREADS, (long long)threads,
+                      MAX_THREADS);
+        b->threads = MAX_THREADS;
+    }
+    else {
+        b->threads = (int)threads;
+    }
+    if (text != NULL) {
+        add_notice(b, text);
+        free(text);
+    }
+}
+
 static void
 limit_memory(Brain *b, int64_t max_memory)
 {
@@ -843,8 +869,8 @@ info(Brain *b, const char *argument)
         key[i] = (char)tolower((unsigned char)argument[i]);
     }
     key[key_length] = '\0';
-    static const char *const KEYS[] = {"timeout_turn", "timeout_match", "time_left",
-                                       "max_memory",   "rule",          "max_depth"};
+    static const char *const KEYS[] = {"timeout_turn", "timeout_match", "time_left", "max_memory",
+                                       "rule",         "max_depth",     "thread_num"};
     int known = 0;
     for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++) {
         known |= strcmp(key, KEYS[i]) == 0;
@@ -880,6 +906,9 @@ info(Brain *b, const char *argument)
     }
     else if (strcmp(key, "max_depth") == 0) {
         set_depth(b, number);
+    }
+    else if (strcmp(key, "thread_num") == 0) {
+        set_threads(b, number);
     }
     else {
         set_rule(b, number);
@@ -1089,6 +1118,7 @@ brain_run(int in_fd, int out_fd)
     b->rule = RULE_FREESTYLE;
     b->opening = OPENING_FREE;
     b->table_bytes = DEFAULT_TABLE_BYTES;
+    b->threads = 1;
     b->line_number = -1;
     b->stop_read = -1;
     b->end_read = -1;

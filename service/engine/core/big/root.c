@@ -290,6 +290,23 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
     return reached;
 }
 
+int
+big_help(BigSearch *S, int offset)
+{
+    int empties = S->board.sh->cells - S->board.count, reached = 0;
+    for (int depth = 1 + offset; depth <= DEEPEST && depth <= empties; depth++) {
+        int value = big_pvs(S, depth, -WIN - 1, WIN + 1, 0);
+        if (S->clock.stop) {
+            break;
+        }
+        reached = depth;
+        if (value > WIN_LIMIT || value < -WIN_LIMIT) {
+            break; /* seen decided: deeper shows nothing new */
+        }
+    }
+    return reached;
+}
+
 /* 5. The best estimate against the other side's fours and threes: a move
  * after which they win by VCT is a proven loss, and the next best is checked,
  * up to VERIFY_MOVES moves. (Phase 3 only looked for their fours.) */

@@ -33,4 +33,12 @@ typedef struct {
  * their values, spending at most ``budget`` nodes in all. */
 BigRootResult big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count);
 
+/* A helper thread of a parallel search (the brain's INFO thread_num): while
+ * big_analyze() runs on the same position in another search state, deepen
+ * big_pvs() from the root in a full window, from depth 1 + ``offset``, until
+ * the helper's clock stops it or every move is seen decided, filling the
+ * shared table, which is all the searches share ("lazy SMP": each has its
+ * own board, history, killers and threat memo). The deepest depth finished. */
+int big_help(BigSearch *S, int offset);
+
 #endif
