@@ -43,7 +43,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import sprt
-from match import OPENINGS, Side, Tally, entrant, play_game, read_openings, timing
+from match import (
+    OPENINGS,
+    Side,
+    Tally,
+    entrant,
+    game_record,
+    play_game,
+    read_openings,
+    scores,
+    timing,
+)
 
 from service.engine import Rule
 
@@ -100,15 +110,10 @@ def entrant_infos(options: Sequence[str], entrants: int) -> list[tuple[str, ...]
 
 def entry(side: Side, reference: Side, tally: Tally) -> dict[str, object]:
     """One entrant's results against the reference."""
-    estimate = sprt.estimate(tally.pair_points)
     return {
         "brain": side.name,
         "infos": list(side.infos),
-        "wins_draws_losses": [tally.wins, tally.draws, tally.losses],
-        "pentanomial": sprt.pentanomial(tally.pair_points),
-        "score": round(estimate.score, 4),
-        "elo": round(estimate.elo),
-        "elo_95": [round(estimate.elo_low), round(estimate.elo_high)],
+        **scores(tally),
         "timing": timing(tally.replies_ms[0], side.turn_ms),
         "reference_timing": timing(tally.replies_ms[1], reference.turn_ms),
         "forfeits": tally.forfeits,
@@ -181,18 +186,9 @@ def main() -> int:
                         line = progress(tallies)
                         print(f"{line}  {time.monotonic() - began:.0f} s", file=sys.stderr)
                 if args.games is not None:
-                    record = {
-                        "ours": entrants[who].name,
-                        "theirs": reference.name,
-                        "size": args.size,
-                        "rule": rule.value,
-                        "pair": index,
-                        "ours_first": ours_first,
-                        "moves": game.moves,
-                        "winner": game.winner,
-                        "forfeit": game.forfeit,
-                        "replies_ms": game.replies_ms,
-                    }
+                    record = game_record(
+                        entrants[who], reference, args.size, rule, index, ours_first, game
+                    )
                     with args.games.open("a") as out:
                         out.write(json.dumps(record) + "\n")
 

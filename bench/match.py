@@ -329,30 +329,45 @@ def run_match(
                         if test is not None and decided is None:
                             decided = sprt.verdict(tally.pair_points, *test)
                 if games_out is not None:
+                    record = game_record(ours, theirs, size, rule, index, ours_first, game)
                     with games_out.open("a") as out:
-                        out.write(
-                            json.dumps(
-                                {
-                                    "ours": ours.name,
-                                    "theirs": theirs.name,
-                                    "size": size,
-                                    "rule": rule.value,
-                                    "pair": index,
-                                    "ours_first": ours_first,
-                                    "moves": game.moves,
-                                    "winner": game.winner,
-                                    "forfeit": game.forfeit,
-                                    "replies_ms": game.replies_ms,
-                                }
-                            )
-                            + "\n"
-                        )
+                        out.write(json.dumps(record) + "\n")
             if decided is None:
                 for job in queue:
                     running.add(pool.submit(one, job))
                     if len(running) >= workers:
                         break
     return tally, decided
+
+
+def game_record(
+    ours: Side, theirs: Side, size: int, rule: Rule, index: int, ours_first: bool, game: Game
+) -> dict[str, object]:
+    """A game as ``--games`` writes it, a JSON line each."""
+    return {
+        "ours": ours.name,
+        "theirs": theirs.name,
+        "size": size,
+        "rule": rule.value,
+        "pair": index,
+        "ours_first": ours_first,
+        "moves": game.moves,
+        "winner": game.winner,
+        "forfeit": game.forfeit,
+        "replies_ms": game.replies_ms,
+    }
+
+
+def scores(tally: Tally) -> dict[str, object]:
+    """A match's games, pairs, score and Elo with its interval, for the report."""
+    estimate = sprt.estimate(tally.pair_points)
+    return {
+        "wins_draws_losses": [tally.wins, tally.draws, tally.losses],
+        "pentanomial": sprt.pentanomial(tally.pair_points),
+        "score": round(estimate.score, 4),
+        "elo": round(estimate.elo),
+        "elo_95": [round(estimate.elo_low), round(estimate.elo_high)],
+    }
 
 
 @contextlib.contextmanager
@@ -406,11 +421,7 @@ def summary(
         "turn_ms": [ours.turn_ms, theirs.turn_ms],
         "pairs": estimate.pairs,
         "games": 2 * estimate.pairs,
-        "wins_draws_losses": [tally.wins, tally.draws, tally.losses],
-        "pentanomial": sprt.pentanomial(tally.pair_points),
-        "score": round(estimate.score, 4),
-        "elo": round(estimate.elo),
-        "elo_95": [round(estimate.elo_low), round(estimate.elo_high)],
+        **scores(tally),
         "ours_timing": timing(tally.replies_ms[0], ours.turn_ms),
         "their_timing": timing(tally.replies_ms[1], theirs.turn_ms),
         "forfeits": tally.forfeits,
