@@ -283,3 +283,28 @@ def test_the_gauntlet_gives_each_entrant_its_own_info_lines() -> None:
     for wrong in ["2:thread_num 2", "thread_num 2", "1:", "-1:rule 1"]:
         with pytest.raises(SystemExit):
             gauntlet.entrant_infos([wrong], 2)
+
+
+def test_the_games_report_counts_by_colour_and_finds_where_replies_turned_instant() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        games_report = importlib.import_module("games_report")
+    finally:
+        sys.path.remove(str(BENCH))
+    assert games_report.our_colour(3, True) == "O" and games_report.our_colour(2, True) == "X"
+    assert games_report.instant_from([800.0, 5.0, 900.0, 2.0, 1.0]) == 3
+    assert games_report.instant_from([800.0, 900.0]) is None
+    openings = [((0, 0), (1, 0), (2, 0))]  # three stones: O moves first after them
+    records = [
+        # Ours first (O): lost, the opponent instant from its second reply.
+        {"ours": "b", "pair": 0, "ours_first": True, "moves": [[0, 0]] * 9, "winner": 1,
+         "replies_ms": [[700.0, 700.0, 700.0], [900.0, 3.0, 2.0]]},
+        # Ours second (X): won.
+        {"ours": "b", "pair": 0, "ours_first": False, "moves": [[0, 0]] * 11, "winner": 1,
+         "replies_ms": [[900.0, 900.0], [700.0, 700.0]]},
+    ]  # fmt: skip
+    assert games_report.report(records, openings) == [
+        "b as O: 1 games, 0 won; median length 9 stones; of the 1 lost, 1 ended in instant "
+        "replies of the opponent's, from its reply number 2 (median)",
+        "b as X: 1 games, 1 won; median length 11 stones",
+    ]
