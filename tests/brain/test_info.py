@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from service.engine import Rule
-from tests.brain.manager import BrainProcess, brain, is_talk, parse_move, run
+from tests.brain.manager import BrainProcess, brain, is_talk, parse_move, play, run
 from tests.brain.tables import read_rule
 
 KEYS = [
@@ -180,6 +180,7 @@ def test_the_helper_threads_keep_every_forced_answer(threads: int) -> None:
         assert process.ask(*BLOCK, "DONE") == "7,7"
         taken = {(3, 7), (4, 7), (5, 7), (6, 7), (2, 7), (9, 9), (10, 10), (12, 3), (7, 7)}
         assert assert_legal(process.ask("TURN 0,0")) not in taken | {(0, 0)}
-        assert process.ask("RESTART") == "OK"
-        first = assert_legal(process.ask("BEGIN"))
-        assert assert_legal(process.ask("TURN 0,0")) not in {first, (0, 0)}
+    # A whole game of searched moves, not forced ones, so that the helpers work.
+    game = play(15, Rule.FREESTYLE, 200, infos=((f"INFO thread_num {threads}",),) * 2)
+    assert game.forfeit is None
+    assert game.winner is not None or game.board().is_full()

@@ -139,6 +139,10 @@ engine_search(Engine *e, const Position *p, uint64_t budget, Control *control, i
     S->clock.limit = budget;
     S->max_depth = e->max_depth;
     set_position(&S->board, e->shape, p);
+    table_new_generation(&e->table); /* one for the search and its helpers */
+    if (e->max_depth > 0) {
+        threads = 1; /* a depth-bounded search (tests) answers alike every time */
+    }
     /* The helpers, stopped by ``done`` when the main search answers (or by
      * ``control`` with it); a helper that cannot start is done without. */
     Control done;
@@ -170,6 +174,7 @@ engine_search(Engine *e, const Position *p, uint64_t budget, Control *control, i
     uint64_t nodes = S->clock.nodes, hits = S->hits, misses = S->misses;
     for (int i = 0; i < started; i++) {
         platform_thread_join(running[i]);
+        e->helper[i]->clock.group = NULL; /* ``done`` ends with this call */
         nodes += e->helper[i]->clock.nodes;
         hits += e->helper[i]->hits;
         misses += e->helper[i]->misses;

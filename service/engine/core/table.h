@@ -144,8 +144,8 @@ int table_probe_big(Table *t, uint64_t key0, uint64_t key1, int *value, int *bou
 void table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int bound, int depth,
                      int move, uint64_t nodes);
 
-/* Generations: every big-board search begins one (big_analyze() calls
- * table_new_generation()), and a big entry remembers the generation that last
+/* Generations: every big-board search begins one (big_analyze()'s callers
+ * call table_new_generation(), before the brain's helpers start), and a big entry remembers the generation that last
  * stored or found it, in the top byte of its key1 (GENERATION_SHIFT: the
  * key keeps 120 bits). When a store must evict, an entry counts AGE_WEIGHT
  * bits of work less for every generation it has not been used in, so the

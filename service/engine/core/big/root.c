@@ -345,7 +345,6 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     int me = b->side, them = !me;
     BigRootResult result = {0, STOP_NONE, 0, 0.0, 0};
     int deadline_hit = 0, cancelled = 0, decided = 0;
-    table_new_generation(S->tt); /* the table's entries of earlier searches age */
 
     /* The candidates, in the order of the move generator's static scores. */
     int16_t cells[BIG_MAX_CELLS];

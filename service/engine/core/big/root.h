@@ -30,13 +30,15 @@ typedef struct {
 } BigRootResult;
 
 /* Fill ``moves`` with the candidates of the side to move of ``S->board`` and
- * their values, spending at most ``budget`` nodes in all. */
+ * their values, spending at most ``budget`` nodes in all. The caller begins
+ * the search's table generation (table_new_generation()) first, before any
+ * helper starts, so that the main search and its helpers share one. */
 BigRootResult big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count);
 
 /* A helper thread of a parallel search (the brain's INFO thread_num): while
  * big_analyze() runs on the same position in another search state, deepen
  * big_pvs() from the root in a full window, from depth 1 + ``offset``, until
- * the helper's clock stops it or every move is seen decided, filling the
+ * the helper's clock stops it or the root's value is seen decided, filling the
  * shared table, which is all the searches share ("lazy SMP": each has its
  * own board, history, killers and threat memo). The deepest depth finished. */
 int big_help(BigSearch *S, int offset);

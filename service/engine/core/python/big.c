@@ -162,6 +162,7 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         }
     }
     S->board.side = x_to_move ? 0 : 1;
+    table_new_generation(table); /* the entries of earlier searches age */
     result = big_analyze(S, budget, moves, &count);
     atomic_fetch_add_explicit(&table->hits, S->hits, memory_order_relaxed);
     atomic_fetch_add_explicit(&table->misses, S->misses, memory_order_relaxed);
