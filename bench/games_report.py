@@ -51,9 +51,27 @@ def instant_from(replies_ms: Sequence[float], instant_ms: float = INSTANT_MS) ->
     return None if index == len(replies_ms) else index
 
 
+def entrant_name(record: dict[str, object]) -> str:
+    """Our brain as the report names it: its spec, its own INFO lines and,
+    in a gauntlet, its number there (0 the baseline).
+
+    >>> entrant_name({"ours": "brain@HEAD", "infos": ["INFO thread_num 2"], "entrant": 1})
+    'brain@HEAD (INFO thread_num 2) #1'
+    >>> entrant_name({"ours": "brain"})
+    'brain'
+    """
+    name = str(record["ours"])
+    infos = record.get("infos")
+    if isinstance(infos, list) and infos:
+        name += f" ({'; '.join(map(str, infos))})"
+    if "entrant" in record:
+        name += f" #{record['entrant']}"
+    return name
+
+
 def report(records: Iterable[dict[str, object]], openings: Sequence[object]) -> list[str]:
     """A line for each of our brains and colours."""
-    rows: dict[tuple[str, str], list[tuple[bool, int, int | None]]] = defaultdict(list)
+    rows: dict[tuple[str, str], list[tuple[int | None, int, int | None]]] = defaultdict(list)
     for record in records:
         pair = record["pair"]
         ours_first = record["ours_first"]
@@ -65,17 +83,21 @@ def report(records: Iterable[dict[str, object]], openings: Sequence[object]) -> 
         assert isinstance(opening, tuple)
         colour = our_colour(len(opening), ours_first)
         us = 0 if ours_first else 1
-        won = record["winner"] == us
-        rows[(str(record["ours"]), colour)].append((won, len(moves), instant_from(replies[1 - us])))
+        winner = record["winner"]
+        outcome = None if winner is None else 1 if winner == us else -1  # None: a draw
+        rows[(entrant_name(record), colour)].append(
+            (outcome, len(moves), instant_from(replies[1 - us]))
+        )
     lines = []
     for (name, colour), games in sorted(rows.items()):
-        won = sum(w for w, _, _ in games)
+        won = sum(o == 1 for o, _, _ in games)
+        drawn = sum(o is None for o, _, _ in games)
         lengths = [n for _, n, _ in games]
-        lost = [(n, k) for w, n, k in games if not w]
+        lost = [(n, k) for o, n, k in games if o == -1]
         sure = [k + 1 for _, k in lost if k is not None]  # counted from 1
         line = (
-            f"{name} as {colour}: {len(games)} games, {won} won; "
-            f"median length {statistics.median(lengths):g} stones"
+            f"{name} as {colour}: {len(games)} games, {won} won, {drawn} drawn, "
+            f"{len(lost)} lost; median length {statistics.median(lengths):g} stones"
         )
         if lost:
             line += (

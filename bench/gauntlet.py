@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import tempfile
@@ -120,6 +121,16 @@ def entry(side: Side, reference: Side, tally: Tally) -> dict[str, object]:
     }
 
 
+def finite(elo: float) -> int | None:
+    """An Elo for the JSON report: None where it is infinite or undefined
+    (a score of 0 or 1, sprt.paired_difference).
+
+    >>> finite(12.6), finite(float("inf")), finite(float("nan"))
+    (13, None, None)
+    """
+    return round(elo) if math.isfinite(elo) else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", required=True, help="the opponent: a brain's path")
@@ -146,6 +157,8 @@ def main() -> int:
         help="an INFO line for entrant N (0 the baseline, 1 the first candidate, ...)",
     )
     args = parser.parse_args()
+    if args.pairs < 1:
+        parser.error("--pairs: at least 1")
 
     rule = Rule(args.rule)
     openings = read_openings(args.openings)
@@ -189,12 +202,17 @@ def main() -> int:
                     record = game_record(
                         entrants[who], reference, args.size, rule, index, ours_first, game
                     )
+                    record["entrant"] = who  # 0 the baseline: two may be one build
                     with args.games.open("a") as out:
                         out.write(json.dumps(record) + "\n")
 
         with ThreadPoolExecutor(max_workers=args.workers) as pool:
-            for future in [pool.submit(one, job) for job in jobs(args.pairs, len(specs))]:
-                future.result()
+            try:
+                for future in [pool.submit(one, job) for job in jobs(args.pairs, len(specs))]:
+                    future.result()
+            except BaseException:  # a failed game or Ctrl-C: no more games start
+                pool.shutdown(cancel_futures=True)
+                raise
 
     baseline, *candidates = complete_pairs(tallies)
     results = [entry(side, reference, tally) for side, tally in zip(entrants, tallies, strict=True)]
@@ -202,8 +220,8 @@ def main() -> int:
         d = sprt.paired_difference(baseline, candidate)
         result["gain"] = round(d.gain, 4)
         result["gain_95"] = [round(d.gain_low, 4), round(d.gain_high, 4)]
-        result["elo_gain"] = round(d.elo)
-        result["elo_gain_95"] = [round(d.elo_low), round(d.elo_high)]
+        result["elo_gain"] = finite(d.elo)
+        result["elo_gain_95"] = [finite(d.elo_low), finite(d.elo_high)]
     row = {
         "reference": args.reference,
         "board": f"{args.size}x{args.size}",

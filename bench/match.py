@@ -346,6 +346,7 @@ def game_record(
     """A game as ``--games`` writes it, a JSON line each."""
     return {
         "ours": ours.name,
+        "infos": list(ours.infos),  # our brain's own INFO lines
         "theirs": theirs.name,
         "size": size,
         "rule": rule.value,
@@ -415,6 +416,7 @@ def summary(
     estimate = sprt.estimate(tally.pair_points)
     row: dict[str, object] = {
         "ours": ours.name,
+        "infos": list(ours.infos),  # our brain's own INFO lines
         "theirs": theirs.name,
         "board": f"{size}x{size}",
         "rule": rule.value,

@@ -161,7 +161,8 @@ def paired_difference(baseline: Sequence[float], candidate: Sequence[float]) -> 
     less than two independent scores would: the interval is the mean
     difference's, from the openings' spread. The Elo gain is the difference
     of the two entrants' Elo against the opponent, its interval the baseline's
-    score moved by the ends of the gain's.
+    score moved by the ends of the gain's: infinite where that reaches a score
+    of 0 or 1, and not a number (nan) when the baseline's score is 0 or 1.
 
     >>> d = paired_difference([0.0, 1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 2.0, 1.0, 1.0])
     >>> round(d.gain, 3), round(d.gain_low, 3), round(d.gain_high, 3), round(d.elo)
@@ -179,7 +180,14 @@ def paired_difference(baseline: Sequence[float], candidate: Sequence[float]) -> 
     base = statistics.fmean(baseline) / 2
 
     def elo_gain(score_gain: float) -> float:
-        return elo_of(base + score_gain) - elo_of(base)
+        # At a score of 0 or 1 the Elo is infinite: a gain to there is
+        # infinite, and none is defined from there.
+        score = base + score_gain
+        if not 0 < base < 1:
+            return math.nan
+        if not 0 < score < 1:
+            return math.inf if score >= 1 else -math.inf
+        return elo_of(score) - elo_of(base)
 
     return Difference(
         len(diffs),

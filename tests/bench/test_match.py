@@ -3,7 +3,9 @@ what decides whether a change to the search or the evaluation is kept."""
 
 from __future__ import annotations
 
+import doctest
 import importlib
+import math
 import random
 import sys
 from collections.abc import Iterator, Sequence
@@ -215,12 +217,14 @@ def test_the_paired_interval_holds_no_gain_about_95_in_100_times(
     bench: tuple[ModuleType, ModuleType],
 ) -> None:
     """Two entrants alike, over openings each with a score of its own against
-    the reference: the gain's 95% interval holds 0 in 90-99% of 300 runs."""
+    the reference: the gain's 95% interval holds 0 in 90-99% of 300 runs.
+    The openings are nearly all lost or all won, so an interval from the two
+    scores' own spreads, unpaired, is too wide: it holds 0 in all 300."""
     sprt, _ = bench
     rng = random.Random(29)
     held = 0
     for _ in range(300):
-        openings = [rng.choice([0.05, 0.3, 0.5, 0.7]) for _ in range(64)]
+        openings = [rng.choice([0.05, 0.95]) for _ in range(64)]
 
         def pairs(chances: list[float]) -> list[float]:
             return [float(sum(rng.random() < p for _ in range(2))) for p in chances]
@@ -228,6 +232,21 @@ def test_the_paired_interval_holds_no_gain_about_95_in_100_times(
         d = sprt.paired_difference(pairs(openings), pairs(openings))
         held += d.gain_low <= 0 <= d.gain_high
     assert 270 <= held <= 297
+
+
+def test_the_paired_elo_is_infinite_at_the_ends_of_the_score(
+    bench: tuple[ModuleType, ModuleType],
+) -> None:
+    """A score of 0 or 1 is an infinite Elo: a gain to it is infinite, and a
+    gain from it has no Elo, where a clamped score would give a figure."""
+    sprt, _ = bench
+    to_all = sprt.paired_difference([0.0, 2.0, 2.0, 2.0], [2.0, 2.0, 2.0, 2.0])
+    assert to_all.candidate == 1 and to_all.elo == math.inf
+    assert math.isfinite(to_all.elo_low) and to_all.elo_high == math.inf
+    from_none = sprt.paired_difference([0.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    assert from_none.gain > 0 and math.isnan(from_none.elo)
+    down = sprt.paired_difference([1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0])
+    assert down.elo_low == -math.inf and math.isfinite(down.elo)
 
 
 def test_the_paired_difference_wants_the_same_openings(
@@ -302,9 +321,27 @@ def test_the_games_report_counts_by_colour_and_finds_where_replies_turned_instan
         # Ours second (X): won.
         {"ours": "b", "pair": 0, "ours_first": False, "moves": [[0, 0]] * 11, "winner": 1,
          "replies_ms": [[900.0, 900.0], [700.0, 700.0]]},
+        # The same build with its own INFO line, a gauntlet's entrant 1: a draw
+        # as X, not counted lost.
+        {"ours": "b", "infos": ["INFO thread_num 2"], "entrant": 1, "pair": 0,
+         "ours_first": False, "moves": [[0, 0]] * 225, "winner": None,
+         "replies_ms": [[900.0, 900.0], [3.0, 3.0]]},
     ]  # fmt: skip
     assert games_report.report(records, openings) == [
-        "b as O: 1 games, 0 won; median length 9 stones; of the 1 lost, 1 ended in instant "
-        "replies of the opponent's, from its reply number 2 (median)",
-        "b as X: 1 games, 1 won; median length 11 stones",
+        "b as O: 1 games, 0 won, 0 drawn, 1 lost; median length 9 stones; of the 1 lost, 1 "
+        "ended in instant replies of the opponent's, from its reply number 2 (median)",
+        "b as X: 1 games, 1 won, 0 drawn, 0 lost; median length 11 stones",
+        "b (INFO thread_num 2) #1 as X: 1 games, 0 won, 1 drawn, 0 lost; median length 225 stones",
     ]
+
+
+@pytest.mark.parametrize("name", ["sprt", "gauntlet", "games_report"])
+def test_the_examples_in_the_bench_scripts_hold(name: str) -> None:
+    """Their doctests (bench/ is outside pytest's doctest paths)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCH))
+    result = doctest.testmod(module)
+    assert result.failed == 0
