@@ -4,9 +4,9 @@
  * for two instruction sets.
  *
  * The files, by concept: python/ (the Python glue, the only files that
- * include Python.h, through python/glue.h, which lists them), platform.h (what the core needs of the
- * operating system: the clock, threads, the table's memory and huge pages),
- * table.h (the shared table of TTT_TABLE_MB), clock.h (the node budget, the
+ * include Python.h, through python/glue.h, which lists them), platform.h
+ * (what the core needs of the operating system: the clock, threads, the
+ * table's memory and huge pages), table.h (the shared table of TTT_TABLE_MB), clock.h (the node budget, the
  * deadline and cancellation), small/ (the exact core, for boards up to 8x8,
  * 64 cells: bitboards of one machine word, proofs by alpha-beta, pairings,
  * threats and zones; small/search.h lists its files) and big/ (the threat and

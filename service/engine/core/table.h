@@ -145,8 +145,9 @@ void table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int boun
                      int move, uint64_t nodes);
 
 /* Generations: every big-board search begins one (big_analyze()'s callers
- * call table_new_generation(), before the brain's helpers start), and a big entry remembers the generation that last
- * stored or found it, in the top byte of its key1 (GENERATION_SHIFT: the
+ * call table_new_generation(), before the brain's helpers start), and a big
+ * entry remembers the generation that last stored or found it, in the top
+ * byte of its key1 (GENERATION_SHIFT: the
  * key keeps 120 bits). When a store must evict, an entry counts AGE_WEIGHT
  * bits of work less for every generation it has not been used in, so the
  * entries of a game's earlier moves age out instead of holding their slots
