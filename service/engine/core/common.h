@@ -6,13 +6,13 @@
  * The files, by concept: python/ (the Python glue, the only files that
  * include Python.h, through python/glue.h, which lists them), platform.h
  * (what the core needs of the operating system: the clock, threads, the
- * table's memory and huge pages), table.h (the shared table of TTT_TABLE_MB), clock.h (the node budget, the
- * deadline and cancellation), small/ (the exact core, for boards up to 8x8,
- * 64 cells: bitboards of one machine word, proofs by alpha-beta, pairings,
- * threats and zones; small/search.h lists its files) and big/ (the threat and
- * pattern search for boards up to 20x20; big/search.h lists its files).
- * Everything but python/ compiles without Python: the native brain
- * (service/brain/native/) links it as it is.
+ * table's memory and huge pages), table.h (the shared table of TTT_TABLE_MB),
+ * clock.h (the node budget, the deadline and cancellation), small/ (the exact
+ * core, for boards up to 8x8, 64 cells: bitboards of one machine word, proofs
+ * by alpha-beta, pairings, threats and zones; small/search.h lists its files)
+ * and big/ (the threat and pattern search for boards up to 20x20;
+ * big/search.h lists its files). Everything but python/ compiles without
+ * Python: the native brain (service/brain/native/) links it as it is.
  */
 #ifndef CORE_COMMON_H
 #define CORE_COMMON_H
