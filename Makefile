@@ -152,6 +152,14 @@ $(SANITIZED_BRAIN): $(BRAIN_SOURCES)
 	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread \
 		-fsanitize=address,undefined -fno-sanitize-recover=all $(BRAIN_C) -lm -o $@
 
+# And with ThreadSanitizer, for the helper threads of INFO thread_num, the
+# shared table and STOP (tests/brain/test_native.py again).
+THREAD_CHECKED_BRAIN := build/tsan/pbrain-tictactoe
+$(THREAD_CHECKED_BRAIN): $(BRAIN_SOURCES)
+	mkdir -p $(@D)
+	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread \
+		-fsanitize=thread $(BRAIN_C) -lm -o $@
+
 sanitize: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
 	rm -rf build/fuzz/new && mkdir -p build/fuzz/new
 	TTT_TEST_CORE=$(FUZZ_CORE) $(PY) -m tests.fuzz.run build/fuzz/new tests/fuzz/corpus \

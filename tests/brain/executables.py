@@ -62,6 +62,17 @@ def sanitized_brain() -> Executable:
     return Executable("sanitized", (str(build(target, SANITIZED_BRAIN)),))
 
 
+THREAD_CHECKED_BRAIN = ROOT / "build" / "tsan" / "pbrain-tictactoe"
+
+
+def thread_checked_brain() -> Executable:
+    """The Linux brain built with ThreadSanitizer: a data race ends it with
+    exit code 66 and the report on its standard error."""
+    target = str(THREAD_CHECKED_BRAIN.relative_to(ROOT))
+    env = {**os.environ, "TSAN_OPTIONS": "halt_on_error=1 exitcode=66"}
+    return Executable("thread-checked", (str(build(target, THREAD_CHECKED_BRAIN)),), env)
+
+
 def find_wine() -> str:
     for loader in WINE_LOADERS:
         found = shutil.which(loader)
