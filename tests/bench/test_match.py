@@ -8,7 +8,7 @@ import importlib
 import math
 import random
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -19,14 +19,19 @@ from service.engine import Rule
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-@pytest.fixture(scope="module")
-def bench() -> Iterator[tuple[ModuleType, ModuleType]]:
-    """bench/sprt.py and bench/match.py, imported as the scripts import each other."""
+def bench_module(name: str) -> ModuleType:
+    """bench/NAME.py, imported as the scripts import each other."""
     sys.path.insert(0, str(BENCH))
     try:
-        yield importlib.import_module("sprt"), importlib.import_module("match")
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(BENCH))
+
+
+@pytest.fixture(scope="module")
+def bench() -> tuple[ModuleType, ModuleType]:
+    """bench/sprt.py and bench/match.py."""
+    return bench_module("sprt"), bench_module("match")
 
 
 @pytest.mark.parametrize(
@@ -264,11 +269,7 @@ def test_the_paired_difference_wants_the_same_openings(
 def test_the_gauntlet_plays_every_entrant_on_each_opening_before_the_next(
     bench: tuple[ModuleType, ModuleType],
 ) -> None:
-    sys.path.insert(0, str(BENCH))
-    try:
-        gauntlet = importlib.import_module("gauntlet")
-    finally:
-        sys.path.remove(str(BENCH))
+    gauntlet = bench_module("gauntlet")
     assert gauntlet.jobs(2, 2) == [
         (0, 0, True), (0, 0, False), (0, 1, True), (0, 1, False),
         (1, 0, True), (1, 0, False), (1, 1, True), (1, 1, False),
@@ -289,11 +290,7 @@ def test_the_gauntlet_plays_every_entrant_on_each_opening_before_the_next(
 
 
 def test_the_gauntlet_gives_each_entrant_its_own_info_lines() -> None:
-    sys.path.insert(0, str(BENCH))
-    try:
-        gauntlet = importlib.import_module("gauntlet")
-    finally:
-        sys.path.remove(str(BENCH))
+    gauntlet = bench_module("gauntlet")
     assert gauntlet.entrant_infos(["1:thread_num 2", "1: max_memory 0 ", "0:rule 1"], 3) == [
         ("INFO rule 1",),
         ("INFO thread_num 2", "INFO max_memory 0"),
@@ -305,11 +302,7 @@ def test_the_gauntlet_gives_each_entrant_its_own_info_lines() -> None:
 
 
 def test_the_games_report_counts_by_colour_and_finds_where_replies_turned_instant() -> None:
-    sys.path.insert(0, str(BENCH))
-    try:
-        games_report = importlib.import_module("games_report")
-    finally:
-        sys.path.remove(str(BENCH))
+    games_report = bench_module("games_report")
     assert games_report.our_colour(3, True) == "O" and games_report.our_colour(2, True) == "X"
     assert games_report.instant_from([800.0, 5.0, 900.0, 2.0, 1.0]) == 3
     assert games_report.instant_from([800.0, 900.0]) is None
@@ -338,10 +331,5 @@ def test_the_games_report_counts_by_colour_and_finds_where_replies_turned_instan
 @pytest.mark.parametrize("name", ["sprt", "gauntlet", "games_report"])
 def test_the_examples_in_the_bench_scripts_hold(name: str) -> None:
     """Their doctests (bench/ is outside pytest's doctest paths)."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        module = importlib.import_module(name)
-    finally:
-        sys.path.remove(str(BENCH))
-    result = doctest.testmod(module)
+    result = doctest.testmod(bench_module(name))
     assert result.failed == 0
