@@ -416,7 +416,6 @@ def summary(
     estimate = sprt.estimate(tally.pair_points)
     row: dict[str, object] = {
         "ours": ours.name,
-        "infos": list(ours.infos),  # our brain's own INFO lines
         "theirs": theirs.name,
         "board": f"{size}x{size}",
         "rule": rule.value,
