@@ -146,19 +146,19 @@ $(FUZZ_CORE): $(CORE_SOURCES) | $(DEV_STAMP)
 
 # The native brain with both sanitizers, driven through protocol sessions by
 # tests/brain/test_native.py (which builds it with make when it is missing).
+CHECKED_BRAIN_FLAGS := -O1 -g -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread
 SANITIZED_BRAIN := build/sanitized/pbrain-tictactoe
 $(SANITIZED_BRAIN): $(BRAIN_SOURCES)
 	mkdir -p $(@D)
-	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread \
-		-fsanitize=address,undefined -fno-sanitize-recover=all $(BRAIN_C) -lm -o $@
+	$(CC) $(CHECKED_BRAIN_FLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+		$(BRAIN_C) -lm -o $@
 
 # And with ThreadSanitizer, for the helper threads of INFO thread_num, the
 # shared table and STOP (tests/brain/test_native.py again).
 THREAD_CHECKED_BRAIN := build/tsan/pbrain-tictactoe
 $(THREAD_CHECKED_BRAIN): $(BRAIN_SOURCES)
 	mkdir -p $(@D)
-	$(CC) -O1 -g -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread \
-		-fsanitize=thread $(BRAIN_C) -lm -o $@
+	$(CC) $(CHECKED_BRAIN_FLAGS) -fsanitize=thread $(BRAIN_C) -lm -o $@
 
 sanitize: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
 	rm -rf build/fuzz/new && mkdir -p build/fuzz/new

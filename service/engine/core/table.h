@@ -147,12 +147,12 @@ void table_store_big(Table *t, uint64_t key0, uint64_t key1, int value, int boun
 /* Generations: every big-board search begins one (big_analyze()'s callers
  * call table_new_generation(), before the brain's helpers start), and a big
  * entry remembers the generation that last stored or found it, in the top
- * byte of its key1 (GENERATION_SHIFT: the
- * key keeps 120 bits). When a store must evict, an entry counts AGE_WEIGHT
- * bits of work less for every generation it has not been used in, so the
- * entries of a game's earlier moves age out instead of holding their slots
- * for ever. Small boards' entries are proofs, true at any move: they never
- * age. table_ages() counts the big entries by age, for tests. */
+ * byte of its key1 (GENERATION_SHIFT: the key keeps 120 bits). When a store
+ * must evict, an entry counts AGE_WEIGHT bits of work less for every
+ * generation it has not been used in, so the entries of a game's earlier
+ * moves age out instead of holding their slots for ever. Small boards'
+ * entries are proofs, true at any move: they never age. table_ages() counts
+ * the big entries by age, for tests. */
 #define GENERATION_SHIFT 56
 #define AGE_WEIGHT 4
 #define AGES 8
