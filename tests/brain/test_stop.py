@@ -1,5 +1,5 @@
 """Thinking until told: Yixin-Board's unlimited time, and STOP, YXSTOP and END
-read while the engine searches (``service/brain/native/protocol.c``)."""
+read while the engine searches (``service/brain/native/input.c``)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,9 @@
  * (main.c: `make brain`, `make brain-windows`, no Python), and so does the
  * Python extension (python/big.c's run_brain: `python -m service.brain`).
  *
- * One file per concept: protocol.c (commands, answers, the reading thread),
+ * One file per concept: protocol.c (commands, answers and the loop), with
+ * the parts of its session (session.h: input.c the reading thread,
+ * settings.c INFO, swap.c SWAP2BOARD, text.c the protocol's text),
  * clock.c (how long a move searches), rules.c (INFO rule's values), game.c
  * (the board as the manager gives it), opening.c (SWAP2BOARD's choices),
  * channel.c (the one way out for answers) and engine.c (one game's table and
