@@ -17,6 +17,6 @@ static const int EVALUATION_KIND_BONUS[2][KINDS] = {
     {0, -105, 42, -57, 16, 58, 519, 400, 0},
     {0, -105, 42, -57, 16, 58, 519, 400, 0},
 };
-static const int EVALUATION_TEMPO = 25;
+static const int EVALUATION_TEMPO = 1100;
 
 #endif
