@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-/* -- the reading thread ------------------------------------------------------ */
-
 static void
 enqueue(Brain *b, long number, char *line)
 {

@@ -58,32 +58,22 @@ typedef struct {
     FILE *input; /* a duplicate of the input's descriptor, read by the reading thread */
 } Brain;
 
-/* -- text.c ------------------------------------------------------------------ */
+/* -- text.c (each function's comment is at its definition) -------------------- */
 
 char *text_format(const char *fmt, ...);
-/* A ProtocolError: its text in b->error, and -1. */
 int fail_with(Brain *b, const char *fmt, ...);
-/* What the brain got, quoted as Python's repr() quotes a str. */
 void text_quote(const char *text, size_t length, char *out, size_t size);
 void text_strip(const char **start, size_t *length);
 void text_upper(char *text);
-/* The first word (split on any white space), upper case, at most size - 1 bytes. */
 void text_first_word(const char *line, char *out, size_t size);
-/* A whole number of at most 12 digits, or the error "{what}; got {text!r}". */
 int read_number(Brain *b, const char *text, size_t length, const char *what, int64_t *out);
-/* x,y, each a whole number of at most 12 digits, or the error as read_number's. */
 int read_pair(Brain *b, const char *text, const char *what, int64_t *x, int64_t *y);
-/* A whole number with an optional sign (1), or none (0); a very long one is
- * read as the largest of its sign. */
 int text_integer(const char *text, size_t length, int64_t *out);
-/* A MESSAGE said before the next answer. */
 void add_notice(Brain *b, const char *text);
 
-/* -- input.c ----------------------------------------------------------------- */
+/* -- input.c ------------------------------------------------------------------- */
 
-/* The reading thread's body (``arg`` the Brain). */
-void read_input(void *arg);
-/* ``control`` is the search under way, stoppable by the reading thread, until searched(). */
+void read_input(void *arg); /* the reading thread's body (``arg`` the Brain) */
 void searching(Brain *b, Control *control);
 void searched(Brain *b);
 
@@ -93,10 +83,9 @@ Engine *need_engine(Brain *b);
 void drop_engine(Brain *b);
 int64_t deadline_after(int64_t started, double think);
 
-/* -- settings.c and swap.c: their commands -------------------------------------- */
+/* -- settings.c and swap.c: their commands ------------------------------------- */
 
 int info_command(Brain *b, const char *argument);
-/* SWAP2BOARD's answer, at its DONE (its lines in b->board_lines). */
-int finish_swap(Brain *b);
+int finish_swap(Brain *b); /* SWAP2BOARD's answer, at its DONE (its lines in b->board_lines) */
 
 #endif

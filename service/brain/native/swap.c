@@ -17,8 +17,6 @@
 #define MIN_OPENING_NODES 1000
 #define OPENING_CUT "the turn's deadline cut a search short: another machine may choose otherwise"
 
-/* -- SWAP2BOARD ------------------------------------------------------------- */
-
 typedef struct {
     Brain *brain;
     double seconds;

@@ -10,8 +10,6 @@
 
 #define LONGEST_NUMBER 18 /* digits; a longer number is read as the largest of its sign */
 
-/* -- text ------------------------------------------------------------------ */
-
 char *
 text_format(const char *fmt, ...)
 {
@@ -190,6 +188,7 @@ text_first_word(const char *line, char *out, size_t size)
     text_upper(out);
 }
 
+/* A MESSAGE said before the next answer. */
 void
 add_notice(Brain *b, const char *text)
 {
