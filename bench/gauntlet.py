@@ -86,10 +86,15 @@ def progress(tallies: Sequence[Tally]) -> str:
     line = f"{len(baseline):4d} openings  baseline {statistics.fmean(baseline) / 2:.3f}"
     for number, candidate in enumerate(candidates, 1):
         d = sprt.paired_difference(baseline, candidate)
+        # No Elo gain is defined from a baseline's score of 0 or 1 (nan).
+        elo = (
+            "Elo undefined"
+            if math.isnan(d.elo)
+            else f"Elo {d.elo:+.0f} [{d.elo_low:+.0f}, {d.elo_high:+.0f}]"
+        )
         line += (
             f"  | {number}: {d.candidate:.3f}, gain {d.gain:+.3f} "
-            f"[{d.gain_low:+.3f}, {d.gain_high:+.3f}], "
-            f"Elo {d.elo:+.0f} [{d.elo_low:+.0f}, {d.elo_high:+.0f}]"
+            f"[{d.gain_low:+.3f}, {d.gain_high:+.3f}], {elo}"
         )
     return line
 

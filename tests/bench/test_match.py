@@ -287,6 +287,7 @@ def test_the_gauntlet_plays_every_entrant_on_each_opening_before_the_next(
     line = gauntlet.progress([baseline, first, second])
     assert line.startswith("   1 openings  baseline 0.000  | 1: 1.000, gain +1.000")
     assert "| 2: 0.000, gain +0.000" in line
+    assert "Elo undefined" in line and "nan" not in line  # the baseline scored 0
 
 
 def test_the_gauntlet_gives_each_entrant_its_own_info_lines() -> None:
