@@ -32,7 +32,7 @@
 #define VCF_SHARE 10    /* percent for the mover's continuous fours */
 #define VCT_SHARE 20    /* ... for its fours and threes */
 #define LOSS_SHARE 10   /* ... for the other side's fours after each candidate */
-#define VERIFY_SHARE 15 /* ... kept from the estimates to check the best against threes */
+#define VERIFY_SHARE 5  /* ... kept from the estimates to check the best against threes */
 #define VERIFY_MOVES 4  /* the most moves that check refutes before the best is kept */
 #define VCT_DEPTH 8   /* attacker moves of the VCT, continuous fours below included */
 #define VCT_VCF_DEPTH 12
