@@ -26,7 +26,9 @@
  * Candidates elsewhere: the empty cells within two of a stone, and every cell
  * where either side makes a four or an open three, ordered by the table's
  * move, what each side makes there (kind), killers and history, then the
- * cells' worth; at most MAX_BRANCH of them below the root. Late quiet moves
+ * cells' worth; at most MAX_BRANCH of them below the root, and off the
+ * principal variation, once a move that does not lose is known, fewer the
+ * shallower the node (move-count pruning, move_count[]). Late quiet moves
  * are searched shallower first (late-move reductions, more the deeper the
  * node and the later the move: big_reduction()), and again at full depth
  * when they beat alpha.
@@ -42,6 +44,13 @@
  * move whose history says it has cut off before. */
 #define LMR_DIVISOR 2.0
 #define LMR_MAX_DEPTH 64
+/* Move-count pruning: at a node below the root and off the principal
+ * variation, once a move that does not lose is known, the moves after the
+ * first move_count[depth] = (3 + depth^1.32) / MOVE_COUNT_DIVISOR are not
+ * searched (2 at depth 1, 6 at depth 6, 11 at depth 10): they come last in
+ * the order, so they are the least likely to matter. */
+#define MOVE_COUNT_DIVISOR 2.0
+static int move_count[LMR_MAX_DEPTH];
 #define HISTORY_GOOD 1000
 /* The quiescence search: the most fours (both sides') in a line below the
  * horizon, and the nodes one horizon node may spend. */
@@ -203,6 +212,7 @@ big_search_init(void)
             double r = log((double)depth) * log((double)place) / LMR_DIVISOR + 0.5;
             reductions[depth][place] = (uint8_t)(r < 0 ? 0 : r);
         }
+        move_count[depth] = (int)((3.0 + pow((double)depth, 1.32)) / MOVE_COUNT_DIVISOR);
     }
     reductions_ready = 1;
 }
@@ -412,6 +422,10 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
             if (c < 0) {
                 break;
             }
+        }
+        if (!pv && !threats && best > -WIN_LIMIT &&
+            i >= move_count[depth < LMR_MAX_DEPTH ? depth : LMR_MAX_DEPTH - 1]) {
+            break; /* move-count pruning */
         }
         int reduce = !threats && !facing && big_is_quiet(b, c) ? big_reduction(S, depth, i, c, pv) : 0;
         big_play(b, c);
