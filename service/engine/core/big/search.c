@@ -50,7 +50,6 @@
  * searched (2 at depth 1, 6 at depth 6, 11 at depth 10): they come last in
  * the order, so they are the least likely to matter. */
 #define MOVE_COUNT_DIVISOR 2.0
-static int move_count[LMR_MAX_DEPTH];
 #define HISTORY_GOOD 1000
 /* The quiescence search: the most fours (both sides') in a line below the
  * horizon, and the nodes one horizon node may spend. */
@@ -199,6 +198,7 @@ big_search_free(BigSearch *S)
 }
 
 static uint8_t reductions[LMR_MAX_DEPTH][MAX_BRANCH + 1];
+static int move_count[LMR_MAX_DEPTH];
 static int reductions_ready;
 
 void
