@@ -294,14 +294,16 @@ def test_the_evaluation_weights_are_the_python_sides() -> None:
 def test_the_helper_threads_race_nowhere() -> None:
     """The brain built with ThreadSanitizer plays searched moves on two and on
     four threads, sharing one table, and stops a search with its helpers on
-    STOP: any data race between them ends the process (exit code 66)."""
+    STOP: any data race between them ends the process (exit code 66). (The
+    other side plays the corners, each more than two cells from every stone
+    before it: never a cell the brain may have taken.)"""
     checked = executables.thread_checked_brain()
-    lines = ["START 15", *CLOCK, "INFO thread_num 2", "BEGIN", "TURN 6,6", "TURN 8,8"]
-    lines += ["INFO thread_num 4", "TURN 6,8", "TURN 9,5", *UNLIMITED, *POSITION, "STOP"]
+    lines = ["START 15", *CLOCK, "INFO thread_num 2", "BEGIN", "TURN 0,0", "TURN 14,14"]
+    lines += ["INFO thread_num 4", "TURN 0,14", "TURN 14,0", *UNLIMITED, *POSITION, "STOP"]
     answers = spoken(session(checked, lines, timeout=300))
     assert answers[0] == "OK" and len(answers) == 7
     game = {parse_move(answer) for answer in answers[1:6]}
-    assert len(game | {(6, 6), (8, 8), (6, 8), (9, 5)}) == 9  # 5 and 4 stones apart
+    assert len(game | {(0, 0), (14, 14), (0, 14), (14, 0)}) == 9  # 5 and 4 stones apart
     assert parse_move(answers[6]) not in OCCUPIED
 
 
