@@ -54,8 +54,8 @@
  * the order, so they are the least likely to matter. */
 #define MOVE_COUNT_DIVISOR 2.0
 /* Futility pruning: a node's static evaluation beating beta by this much a
- * ply of depth left is its value (370: about Rapfi's 63 a ply, scaled by the two
- * evaluations' logistic scales, 1,167.5 / 200). */
+ * ply of depth left is its value (370: about Rapfi's 63 a ply, scaled by the
+ * two evaluations' logistic scales, 1,167.5 / 200). */
 #define FUTILITY_MARGIN 370
 #define HISTORY_GOOD 1000
 /* The quiescence search: the most fours (both sides') in a line below the
