@@ -186,6 +186,7 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
         S->clock.limit = budget;
     }
     S->root_moves = n;
+    S->eval_at[0] = big_static_value(b);
     int reached = 0;
     int best_value = -WIN - 1;
     int empties = b->sh->cells - b->count;

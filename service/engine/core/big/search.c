@@ -31,7 +31,11 @@
  * shallower the node (move-count pruning, move_count[]). Off the principal
  * variation, where no four or open three is to be answered, a static
  * evaluation that beats beta by FUTILITY_MARGIN a ply of depth left is taken
- * for the node's value without a search (futility pruning). Late quiet moves
+ * for the node's value without a search (futility pruning; where the table's
+ * bound on the node says better than the evaluation, the bound is used). The
+ * static evaluation is kept by ply (eval_at[]): a side whose evaluation rose
+ * over its last two moves is improving, and is pruned less (a ply less of
+ * futility margin, twice the moves before move-count pruning). Late quiet moves
  * are searched shallower first (late-move reductions, more the deeper the
  * node and the later the move: big_reduction()), and again at full depth
  * when they beat alpha.
@@ -50,12 +54,14 @@
 /* Move-count pruning: at a node below the root and off the principal
  * variation, once a move that does not lose is known, the moves after the
  * first move_count[depth] = (3 + depth^1.32) / MOVE_COUNT_DIVISOR are not
- * searched (2 at depth 1, 6 at depth 6, 11 at depth 10): they come last in
- * the order, so they are the least likely to matter. */
+ * searched (2 at depth 1, 6 at depth 6, 11 at depth 10; twice as many where
+ * the side to move is improving): they come last in the order, so they are
+ * the least likely to matter. */
 #define MOVE_COUNT_DIVISOR 2.0
 /* Futility pruning: a node's static evaluation beating beta by this much a
- * ply of depth left is its value (370: about Rapfi's 63 a ply, scaled by the
- * two evaluations' logistic scales, 1,167.5 / 200). */
+ * ply of depth left (a ply less where the side is improving) is its value
+ * (370: about Rapfi's 63 a ply, scaled by the two evaluations' logistic
+ * scales, 1,167.5 / 200). */
 #define FUTILITY_MARGIN 370
 #define HISTORY_GOOD 1000
 /* The quiescence search: the most fours (both sides') in a line below the
@@ -159,13 +165,6 @@ from_table(int value, int ply)
     return value > WIN_LIMIT ? value - ply : value < -WIN_LIMIT ? value + ply : value;
 }
 
-static inline int
-static_value(const BigBoard *b)
-{
-    int v = big_evaluate(b);
-    return v >= ESTIMATE_LIMIT ? ESTIMATE_LIMIT - 1 : v <= -ESTIMATE_LIMIT ? -ESTIMATE_LIMIT + 1 : v;
-}
-
 BigSearch *
 big_search_new(void)
 {
@@ -265,7 +264,8 @@ quiesce(BigSearch *S, int depth, int alpha, int beta, int ply)
     if (depth == 0) {
         S->quiet_until = S->clock.nodes + QUIET_NODES; /* a new horizon node */
     }
-    int stand = static_value(b);
+    int stand = big_static_value(b);
+    S->eval_at[ply] = stand;
     if (stand >= beta || depth <= -QUIET_FOURS || S->clock.nodes >= S->quiet_until ||
         !cells_any(&b->four[me])) {
         return stand;
@@ -349,7 +349,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
         return WIN - ply - 3;
     }
     if (ply >= MAX_PLY - 4) {
-        return static_value(b);
+        return big_static_value(b);
     }
     if (depth <= 0 && !threats) {
         return quiesce(S, depth, alpha, beta, ply);
@@ -367,26 +367,43 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     int pv = beta - alpha > 1;
     uint64_t key0, key1;
     big_key(b, &key0, &key1);
-    int first = -1, entry_value, bound, entry_depth = -1, move;
+    int first = -1, entry_value, bound, entry_depth = -1, move, known = 0, table_value = 0;
     if (table_probe_big(S->tt, key0, key1, &entry_value, &bound, &entry_depth, &move)) {
         S->hits++;
+        known = 1;
+        table_value = from_table(entry_value, ply);
         if (move < b->sh->cells && !b->stone[move] && big_legal(b, move)) {
             first = move;
         }
-        int value = from_table(entry_value, ply);
         if (!pv && entry_depth >= depth &&
-            (bound == BOUND_EXACT || (bound == BOUND_LOWER && value >= beta) ||
-             (bound == BOUND_UPPER && value <= alpha))) {
-            return value;
+            (bound == BOUND_EXACT || (bound == BOUND_LOWER && table_value >= beta) ||
+             (bound == BOUND_UPPER && table_value <= alpha))) {
+            return table_value;
         }
     }
     else {
         S->misses++;
     }
     int facing = big_threat_flex4(b, them) >= 0; /* an open three: the moves are its defences */
-    if (!pv && !threats && !facing && beta > -WIN_LIMIT) {
-        int eval = static_value(b);
-        if (eval - FUTILITY_MARGIN * depth >= beta) {
+    /* The static evaluation, kept by ply for the improving flag (answering a
+     * four, the other side's negated, as no evaluation is made there). */
+    int improving = 0;
+    if (threats) {
+        int before_it = ply > 0 ? S->eval_at[ply - 1] : EVAL_NONE;
+        S->eval_at[ply] = before_it != EVAL_NONE ? -before_it : EVAL_NONE;
+    }
+    else {
+        int eval = big_static_value(b);
+        S->eval_at[ply] = eval;
+        improving = ply >= 2 && S->eval_at[ply - 2] != EVAL_NONE && eval > S->eval_at[ply - 2];
+        /* The table's bound, where it says better than the evaluation. */
+        if (known && table_value > -WIN_LIMIT && table_value < WIN_LIMIT &&
+            (bound == BOUND_EXACT ||
+             (bound == BOUND_LOWER ? table_value > eval : table_value < eval))) {
+            eval = table_value;
+        }
+        if (!pv && !facing && beta > -WIN_LIMIT &&
+            eval - FUTILITY_MARGIN * (depth - improving) >= beta) {
             return eval; /* futility pruning */
         }
     }
@@ -401,7 +418,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     else {
         big_candidates(S, first, ply, &moves);
         if (moves.count == 0) {
-            return static_value(b);
+            return big_static_value(b);
         }
     }
     int n = staged ? MAX_BRANCH : moves.count < MAX_BRANCH ? moves.count : MAX_BRANCH;
@@ -437,7 +454,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
             }
         }
         if (!pv && !threats && best > -WIN_LIMIT &&
-            i >= move_count[depth < LMR_MAX_DEPTH ? depth : LMR_MAX_DEPTH - 1]) {
+            i >= move_count[depth < LMR_MAX_DEPTH ? depth : LMR_MAX_DEPTH - 1] << improving) {
             break; /* move-count pruning */
         }
         int reduce = !threats && !facing && big_is_quiet(b, c) ? big_reduction(S, depth, i, c, pv) : 0;

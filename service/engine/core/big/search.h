@@ -27,6 +27,7 @@
 #define ESTIMATE_LIMIT 20000
 #define MAX_PLY 128
 #define VCF_MAX_DEPTH 40 /* attacker moves of a continuous-four search */
+#define EVAL_NONE (-2 * WIN) /* no static evaluation at that ply */
 #define THREAT_BITS 16  /* per-search memo of failed threat searches: 65,536 entries */
 
 typedef struct {
@@ -46,6 +47,7 @@ typedef struct {
     int16_t killers[MAX_PLY][2];
     int32_t history[2][BIG_MAX_CELLS];
     int root_moves; /* the root's candidates: a cap on the branching below */
+    int eval_at[MAX_PLY]; /* each ply's static evaluation on the current line, or EVAL_NONE */
     uint64_t quiet_until; /* the node count a horizon node's quiescence search ends at */
     int max_depth;  /* > 0: a fixed-depth search, without the threat proofs */
 } BigSearch;
@@ -141,6 +143,16 @@ void big_search_init(void);
 
 /* How many plies shallower a late quiet move is searched first (search.c). */
 int big_reduction(const BigSearch *S, int depth, int place, int cell, int pv);
+
+/* The evaluation of the board for its side to move, an estimate. */
+static inline int
+big_static_value(const BigBoard *b)
+{
+    int v = big_evaluate(b);
+    return v >= ESTIMATE_LIMIT    ? ESTIMATE_LIMIT - 1
+           : v <= -ESTIMATE_LIMIT ? -ESTIMATE_LIMIT + 1
+                                  : v;
+}
 
 /* The table's best move for the position, or -1. */
 int big_tt_move(BigSearch *S);
