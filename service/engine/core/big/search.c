@@ -207,6 +207,14 @@ static uint8_t reductions[LMR_MAX_DEPTH][MAX_BRANCH + 1];
 static int move_count[LMR_MAX_DEPTH];
 static int reductions_ready;
 
+/* A depth as an index of reductions[] and move_count[]: the deepest row
+ * stands for every depth beyond it. */
+static inline int
+table_row(int depth)
+{
+    return depth < LMR_MAX_DEPTH ? depth : LMR_MAX_DEPTH - 1;
+}
+
 void
 big_search_init(void)
 {
@@ -232,9 +240,8 @@ big_reduction(const BigSearch *S, int depth, int place, int cell, int pv)
     if (place < 2 || depth < 2) {
         return 0;
     }
-    int d = depth < LMR_MAX_DEPTH ? depth : LMR_MAX_DEPTH - 1;
     int p = place < MAX_BRANCH ? place : MAX_BRANCH;
-    int r = reductions[d][p] - pv - (S->history[S->board.side][cell] > HISTORY_GOOD);
+    int r = reductions[table_row(depth)][p] - pv - (S->history[S->board.side][cell] > HISTORY_GOOD);
     return r < 0 ? 0 : r > depth - 1 ? depth - 1 : r;
 }
 
@@ -454,7 +461,7 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
             }
         }
         if (!pv && !threats && best > -WIN_LIMIT &&
-            i >= move_count[depth < LMR_MAX_DEPTH ? depth : LMR_MAX_DEPTH - 1] << improving) {
+            i >= move_count[table_row(depth)] << improving) {
             break; /* move-count pruning */
         }
         int reduce = !threats && !facing && big_is_quiet(b, c) ? big_reduction(S, depth, i, c, pv) : 0;
