@@ -3,7 +3,9 @@
     .venv/bin/python bench/gomoku.py [--positions 24]
 
 1. Time per move at the defaults: the real server (``python -m service`` with
-   its default settings) answers ``POST /v1/move`` one request at a time, for
+   its default settings, asked with local_server's BENCH_KEY: the default
+   quota of a client without a key refuses back-to-back big-board searches
+   with 429, by design) answers ``POST /v1/move`` one request at a time, for
    positions on 15x15 and 20x20 under both rules: half from games the engine
    plays against itself at a small budget with random moves mixed in (4 to 60
    stones), half of 100 to 160 stones with no three or four on the board (see
@@ -42,7 +44,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from local_server import LocalServer
+from local_server import BENCH_KEY, LocalServer, unlimited_key
 
 from service.engine import GENERAL_RULES, Board, Engine, Rule, StopReason, _core, geometry, suggest
 
@@ -121,7 +123,8 @@ def dense_positions(
 
 def post(url: str, body: dict[str, object]) -> tuple[int, float]:
     data = json.dumps(body).encode()
-    request = urllib.request.Request(url, data, {"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json", "X-API-Key": BENCH_KEY}
+    request = urllib.request.Request(url, data, headers)
     started = time.perf_counter()
     with urllib.request.urlopen(request, timeout=30) as response:
         response.read()
@@ -147,7 +150,7 @@ def time_per_move(count: int, rng: random.Random, logs: Path) -> dict[str, objec
     }
     rows: dict[str, object] = {}
     dense: list[float] = []
-    with LocalServer({}, logs / "time.log", cpu=None) as server:
+    with LocalServer(unlimited_key(logs), logs / "time.log", cpu=None) as server:
         for (size, rule), boards in sets.items():
             seconds = []
             for board in boards:
@@ -207,7 +210,7 @@ def memory(rng: random.Random, logs: Path) -> dict[str, object]:
     boards = game_positions(MEMORY_REQUESTS // 2, 20, Rule.FREESTYLE, rng)
     boards += dense_positions(MEMORY_REQUESTS - len(boards), 20, Rule.EXACT, rng, undecided=False)
     threads = os.cpu_count() or 1
-    with LocalServer({}, logs / "memory.log", cpu=None) as server:
+    with LocalServer(unlimited_key(logs), logs / "memory.log", cpu=None) as server:
         base = server.rss_kib()
         table = server.metrics()["tictactoe_table_bytes"] / 1024
         bound = base + table + 1024 * (SEARCH_MIB * threads + HEADROOM_MIB)

@@ -58,11 +58,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from local_server import REPO, LocalServer, pinned, reachable_3x3, require
+from local_server import BENCH_KEY, REPO, LocalServer, pinned, reachable_3x3, require, unlimited_key
 
 sys.path.insert(0, str(REPO))  # the tests' settings without per-client limits
 
-from service.api.limits import hash_key
 from service.engine import Board
 from tests.server import NO_CLIENT_LIMITS
 
@@ -72,9 +71,6 @@ BATCH_SIZE = 100
 POSITIONS_4X4 = 2_000
 SEED = 20_240_601
 SEARCH_CONNECTIONS = 8
-# wrk is one client at thousands of requests a second: it sends this key, whose
-# quota it never reaches, so the limiter runs in full on every request.
-BENCH_KEY = "bench-load-key"
 # The same server without per-client limits (no middleware at all): the baseline
 # of the limiter's overhead.
 LIMITS_OFF = {"TTT_LOG_LEVEL": "info", **NO_CLIENT_LIMITS}
@@ -322,12 +318,8 @@ def median_run(runs: list[Run]) -> Run:
 
 def server_settings(folder: Path) -> dict[str, str]:
     """Production's settings (k8s/configmap.yaml): the defaults, access log on, and
-    wrk's key with a quota it never reaches."""
-    keys = folder / "keys.json"
-    quota = {"rate": 10**9, "burst": 10**9, "searches": 1000}
-    entry = {"name": "bench", "sha256": hash_key(BENCH_KEY), **quota}
-    keys.write_text(json.dumps({"keys": [entry]}))
-    return {"TTT_LOG_LEVEL": "info", "TTT_API_KEYS_FILE": str(keys)}
+    wrk's key with a quota it never reaches (local_server.BENCH_KEY)."""
+    return {"TTT_LOG_LEVEL": "info", **unlimited_key(folder)}
 
 
 def run_benchmark(args: argparse.Namespace) -> int:
