@@ -143,9 +143,15 @@ def test_a_batch_answers_as_single_requests_do() -> None:
         for cell in rng.sample(range(16), 2):
             board = board.play(cell)
         boards.append({"board": board.format(), "k": board.k})
-    with TestClient(create_app(Settings())) as client:
+    # Deadlines no busy machine reaches, so that each proof runs to its end
+    # both ways (a CI run once cut the first single search short at the
+    # default 800 ms), and no rate limit (a search's cost grows with its
+    # deadline: this one client would be refused).
+    settings = Settings(search_deadline_ms=60_000, batch_deadline_ms=60_000, rate_limit_rate=0)
+    with TestClient(create_app(settings)) as client:
         batch = client.post("/v1/batch", json={"requests": boards}).json()["results"]
-    with TestClient(create_app(Settings())) as client:
+    with TestClient(create_app(settings)) as client:
         singles = [client.post("/v1/move", json=body).json() for body in boards]
     assert all(answer["exact"] for answer in batch)
-    assert batch == singles
+    for body, in_batch, single in zip(boards, batch, singles, strict=True):
+        assert in_batch == single, body
