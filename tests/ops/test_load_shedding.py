@@ -144,9 +144,10 @@ def test_a_batch_answers_as_single_requests_do() -> None:
             board = board.play(cell)
         boards.append({"board": board.format(), "k": board.k})
     # Deadlines no busy machine reaches, so that each proof runs to its end
-    # both ways (a CI run once cut the first single search short at the
-    # default 800 ms), and no rate limit (a search's cost grows with its
-    # deadline: this one client would be refused).
+    # both ways (in a CI run on a loaded machine the first single request took
+    # 1.36 s, past the default 800 ms deadline, and its answer differed: most
+    # likely a proof cut short), and no rate limit (a search's cost grows with
+    # its deadline: this one client would be refused).
     settings = Settings(search_deadline_ms=60_000, batch_deadline_ms=60_000, rate_limit_rate=0)
     with TestClient(create_app(settings)) as client:
         batch = client.post("/v1/batch", json={"requests": boards}).json()["results"]
