@@ -1,0 +1,350 @@
+"""Where our lost games were lost, in a reference engine's eyes: which move
+let the opponent's forced win in, whether a longer think would have avoided
+it, and whether our engine can prove the wins the reference sees.
+
+    R=/path/to/pbrain-rapfi
+    .venv/bin/python bench/blunders.py GAMES.jsonl --reference $R --ours brain@main
+    .venv/bin/python bench/blunders.py GAMES.jsonl --reference $R --ours brain@main \\
+        --games 40 --alternatives --prove 1000000,10000000
+
+GAMES.jsonl is what ``bench/gauntlet.py --games`` or ``bench/match.py
+--games`` wrote; ``--ours`` picks our entrant's games by their "ours" field,
+and the lost ones are analysed (the first ``--games`` of them). The reference
+must report its search as Rapfi does under ``INFO show_detail 2``: ``INFO
+EVAL`` (the side to move's view; ``+M13`` a win in 13 plies) and ``INFO
+DEPTH`` before its move. It is asked about each position alone, a new
+process each time with a turn of ``--turn-ms``.
+
+1. Every position after the opening, both sides to move: the reference's
+   value and move. For each side, a move's loss is the mover's value before
+   it less its value after it (positions where neither side has a forced
+   win), and how often the move played was the reference's own.
+2. The first position of each game where the reference sees its forced win,
+   and whether our move made it (the value before our move was not yet a
+   loss) or the reference found it after a move of its own.
+3. ``--alternatives``: at each position where our move made the loss, the
+   reference's own move, checked with a turn of ``--check-ms``, and our
+   brain's move (``--ours``, which must then name a brain this script can
+   run: ``brain``, ``brain@REV`` or a path) at each multiple of the turn in
+   ``--longer``, each checked the same way: did a non-losing move exist,
+   and did more time find one?
+4. ``--prove B1,B2``: at each first position where the reference sees its
+   win, a search of this tree's engine with each node budget: does it prove
+   the win too?
+
+Prints a summary, then one JSON object on the last line. Rapfi stays
+outside the project: this script runs the binary it is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from local_server import REPO
+from match import entrant
+
+sys.path.insert(0, str(REPO))
+
+from service.engine import Board, Engine, Player, Rule, geometry, move_outcome
+from service.engine.score import Outcome
+from tests.brain.manager import BrainProcess, Entrant, parse_move
+
+GOMOCUP_RULE = {"freestyle": 0, "exact": 1, "renju": 4}  # INFO rule's numbers
+MATE = 100_000  # a forced win in n plies is worth MATE - n, a loss -(MATE - n)
+DECIDED = MATE // 2  # beyond this a value is a forced result
+LABELS = {"ours": "our", "reference": "the reference's"}
+
+
+def parse_eval(text: str) -> int:
+    """The reference's ``INFO EVAL`` as a number: mates as +-(MATE - plies).
+
+    >>> parse_eval("-27"), parse_eval("+M13"), parse_eval("-M8"), parse_eval("M5")
+    (-27, 99987, -99992, 99995)
+    """
+    if "M" in text:
+        plies = int(text.split("M", 1)[1])
+        return -(MATE - plies) if text.startswith("-") else MATE - plies
+    return int(text)
+
+
+@dataclass(frozen=True)
+class View:
+    """What the reference said of one position (the side to move's view)."""
+
+    move: tuple[int, int]
+    value: int | None
+    depth: int | None
+
+
+def ask(
+    engine: Entrant,
+    stones: Sequence[Sequence[int]],
+    size: int,
+    rule: str,
+    turn_ms: int,
+    details: bool,
+) -> View:
+    """One position (stones in play order from X, side to move next) asked
+    of a new process of ``engine``: its move, and with ``details`` its last
+    reported value and depth."""
+    process = BrainProcess(engine.command, engine.env, engine.cwd, quiet=True)
+    try:
+        if process.ask(f"START {size}") != "OK":
+            raise SystemExit(f"{engine.command[0]}: START {size} refused")
+        process.send(f"INFO timeout_turn {turn_ms}", f"INFO rule {GOMOCUP_RULE[rule]}")
+        if details:
+            process.send("INFO show_detail 2")
+        mine = len(stones) % 2
+        lines = [f"{x},{y},{1 if i % 2 == mine else 2}" for i, (x, y) in enumerate(stones)]
+        process.send("BOARD", *lines, "DONE")
+        value = depth = None
+        while True:
+            line = process.answer(timeout=turn_ms / 1000 + 30)
+            if line.startswith("INFO EVAL "):
+                value = parse_eval(line.split()[2])
+            elif line.startswith("INFO DEPTH "):
+                depth = int(line.split()[2])
+            elif not line.startswith("INFO"):
+                return View(parse_move(line), value, depth)
+    finally:
+        process.close()
+
+
+@dataclass(frozen=True)
+class LostGame:
+    """One game our brain lost: its stones in play order and who moved when."""
+
+    index: int
+    size: int
+    rule: str
+    moves: tuple[tuple[int, int], ...]
+    opening: int  # stones placed before the first reply
+    ours_parity: int  # our moves are the plies of this parity
+
+    def ours_at(self, ply: int) -> bool:
+        return ply % 2 == self.ours_parity
+
+
+def lost_games(records: Iterable[dict[str, object]], ours: str) -> list[LostGame]:
+    """The games ``ours`` lost (``bench/match.py``'s record: ``winner`` is the
+    entrant that made the row, 0 the one that moved first after the opening).
+
+    >>> record = {"ours": "brain", "size": 15, "rule": "freestyle", "ours_first": False,
+    ...           "moves": [[7, 7], [8, 8], [9, 9]], "replies_ms": [[5.0], [6.0]], "winner": 0}
+    >>> [(g.opening, g.ours_parity, g.ours_at(2)) for g in lost_games([record], "brain")]
+    [(1, 0, True)]
+    """
+    found: list[LostGame] = []
+    for record in records:
+        if record["ours"] != ours:
+            continue
+        ours_first = bool(record["ours_first"])
+        if record["winner"] != (1 if ours_first else 0):
+            continue
+        moves = record["moves"]
+        replies = record["replies_ms"]
+        assert isinstance(moves, list) and isinstance(replies, list)
+        opening = len(moves) - len(replies[0]) - len(replies[1])
+        size, rule = record["size"], record["rule"]
+        assert isinstance(size, int) and isinstance(rule, str)
+        found.append(
+            LostGame(
+                len(found),
+                size,
+                rule,
+                tuple((int(x), int(y)) for x, y in moves),
+                opening,
+                opening % 2 if ours_first else (opening + 1) % 2,
+            )
+        )
+    return found
+
+
+def ours_view(game: LostGame, views: dict[int, View], ply: int) -> int | None:
+    """The value of the position before ``ply`` for our side."""
+    value = views[ply].value
+    if value is None:
+        return None
+    return value if game.ours_at(ply) else -value
+
+
+def move_losses(
+    games: Sequence[LostGame], views: dict[int, dict[int, View]]
+) -> dict[str, dict[str, float]]:
+    """For our moves and the reference's: the value each move lost for its
+    mover, and how often it was the reference's own choice."""
+    losses: dict[bool, list[int]] = {True: [], False: []}
+    same: dict[bool, list[bool]] = {True: [], False: []}
+    for game in games:
+        seen = views[game.index]
+        for ply in range(game.opening, len(game.moves) - 1):
+            before, after = seen.get(ply), seen.get(ply + 1)
+            if before is None or after is None or before.value is None or after.value is None:
+                continue
+            ours = game.ours_at(ply)
+            same[ours].append(before.move == game.moves[ply])
+            if abs(before.value) < DECIDED and abs(after.value) < DECIDED:
+                losses[ours].append(before.value + after.value)
+    summary = {}
+    for ours, name in ((True, "ours"), (False, "reference")):
+        values = losses[ours]
+        summary[name] = {
+            "moves": len(values),
+            "mean_loss": round(statistics.mean(values), 1) if values else 0.0,
+            "median_loss": statistics.median(values) if values else 0.0,
+            "reference_choice": round(sum(same[ours]) / len(same[ours]), 3) if same[ours] else 0.0,
+        }
+    return summary
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Where a lost game turned: the first position the reference sees won."""
+
+    game: LostGame
+    ply: int  # the reference to move, its win seen
+    by_our_move: bool  # the position before it (our move) was not yet lost
+    our_moves_before: int  # our moves from the opening up to that one
+
+
+def turning_points(games: Sequence[LostGame], views: dict[int, dict[int, View]]) -> list[Turn]:
+    turns = []
+    for game in games:
+        seen = views[game.index]
+        for ply in range(game.opening, len(game.moves)):
+            view = seen.get(ply)
+            if view is None or view.value is None or game.ours_at(ply):
+                continue
+            if view.value > DECIDED:
+                before = ours_view(game, seen, ply - 1) if ply - 1 in seen else None
+                by_our_move = before is not None and before > -DECIDED
+                ours_before = sum(game.ours_at(p) for p in range(game.opening, ply))
+                turns.append(Turn(game, ply, by_our_move, ours_before))
+                break
+    return turns
+
+
+def proven_win(game: LostGame, ply: int, budget: int) -> bool:
+    """Whether this tree's engine, on a new table, proves a win for the side
+    to move before ``ply`` within ``budget`` nodes."""
+    shape = geometry(game.size, game.size, 5, Rule(game.rule))
+    stones = game.moves[:ply]
+    x = sum(1 << (r * game.size + c) for c, r in stones[0::2])
+    o = sum(1 << (r * game.size + c) for c, r in stones[1::2])
+    side = Player.X if len(stones) % 2 == 0 else Player.O
+    analysis = Engine().search(Board(shape, x, o, side), node_budget=budget)
+    return move_outcome(analysis.moves[0]) is Outcome.WIN
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("games_file", type=Path)
+    parser.add_argument("--reference", required=True)
+    parser.add_argument("--ours", default="brain@main")
+    parser.add_argument("--games", type=int, default=40, help="lost games analysed")
+    parser.add_argument("--turn-ms", type=int, default=1500)
+    parser.add_argument("--check-ms", type=int, default=3000)
+    parser.add_argument("--alternatives", action="store_true")
+    parser.add_argument("--longer", default="1,4,16", help="multiples of --turn-ms for ours")
+    parser.add_argument("--prove", default="", help="node budgets, comma-separated")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+
+    records = [json.loads(line) for line in args.games_file.read_text().splitlines()]
+    games = lost_games(records, args.ours)[: args.games]
+    if not games:
+        raise SystemExit(f"{args.games_file}: no game lost by {args.ours}")
+    scratch = Path(tempfile.mkdtemp(prefix="blunders-"))
+    reference = entrant(args.reference, scratch)
+
+    jobs = [(g, ply) for g in games for ply in range(g.opening, len(g.moves))]
+    views: dict[int, dict[int, View]] = {g.index: {} for g in games}
+    with ThreadPoolExecutor(args.workers) as pool:
+        found = pool.map(
+            lambda job: ask(
+                reference, job[0].moves[: job[1]], job[0].size, job[0].rule, args.turn_ms, True
+            ),
+            jobs,
+        )
+        for (game, ply), view in zip(jobs, found, strict=True):
+            views[game.index][ply] = view
+    losses = move_losses(games, views)
+    turns = turning_points(games, views)
+    by_ours = [t for t in turns if t.by_our_move]
+    before = [t.our_moves_before for t in by_ours]
+    print(f"{len(games)} lost games of {args.ours}; the reference at {args.turn_ms} ms a position")
+    for name, row in losses.items():
+        print(
+            f"  {LABELS[name]} moves: mean loss {row['mean_loss']}, median {row['median_loss']} "
+            f"({row['moves']} moves); the reference's own choice {row['reference_choice']:.0%}"
+        )
+    print(
+        f"  the reference saw its win in {len(turns)} games: after our move in {len(by_ours)} "
+        f"(our moves until then: median {statistics.median(before) if before else '-'}), "
+        f"after its own in {len(turns) - len(by_ours)}"
+    )
+    summary: dict[str, object] = {
+        "games": len(games),
+        "turn_ms": args.turn_ms,
+        "moves": losses,
+        "wins_seen": len(turns),
+        "after_our_move": len(by_ours),
+        "our_moves_before": before,
+    }
+
+    if args.alternatives and by_ours:
+        ours = entrant(args.ours, scratch)
+        longer = [int(m) for m in args.longer.split(",")]
+
+        def check(game: LostGame, ply: int, move: tuple[int, int]) -> int:
+            """Our value after ``move`` at ``ply``, by the reference's longer look."""
+            view = ask(
+                reference, (*game.moves[:ply], move), game.size, game.rule, args.check_ms, True
+            )
+            return -(view.value if view.value is not None else 0)
+
+        def alternatives(turn: Turn) -> dict[str, object]:
+            game, ply = turn.game, turn.ply - 1
+            own = views[game.index][ply].move
+            row: dict[str, object] = {"reference": check(game, ply, own)}
+            for multiple in longer:
+                mine = ask(
+                    ours, game.moves[:ply], game.size, game.rule, args.turn_ms * multiple, False
+                ).move
+                row[f"ours_x{multiple}"] = check(game, ply, mine)
+            return row
+
+        with ThreadPoolExecutor(args.workers) as pool:
+            rows = list(pool.map(alternatives, by_ours))
+        holding = [r for r in rows if int(str(r["reference"])) > -DECIDED]
+        print(
+            f"  of the {len(rows)} positions our move lost, the reference's own move holds in "
+            f"{len(holding)} (checked at {args.check_ms} ms)"
+        )
+        found_by: dict[str, int] = {}
+        for multiple in longer:
+            key = f"ours_x{multiple}"
+            found_by[key] = sum(int(str(r[key])) > -DECIDED for r in holding)
+            print(f"    there, ours at {multiple}x the turn holds in {found_by[key]}")
+        summary["alternatives"] = {"positions": len(rows), "holding": len(holding), **found_by}
+
+    if args.prove:
+        budgets = [int(b) for b in args.prove.split(",")]
+        proven = {b: sum(proven_win(t.game, t.ply, b) for t in turns) for b in budgets}
+        for budget, count in proven.items():
+            print(f"  our engine proves {count} of those {len(turns)} wins at {budget:,} nodes")
+        summary["proven"] = {str(b): c for b, c in proven.items()}
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

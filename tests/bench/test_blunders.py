@@ -1,0 +1,114 @@
+"""bench/blunders.py: the reference engine's view of a position, read from
+its search reports, and where a lost game turned."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.bench.test_match import bench_module
+from tests.brain.manager import Entrant
+
+# A reference that reports its search as Rapfi does under INFO show_detail 2:
+# its value is the stone count's, a win in 7 once five stones are down.
+FAKE_REFERENCE = """
+import sys
+stones = None
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("START"):
+        print("OK", flush=True)
+    elif line == "BOARD":
+        stones = []
+    elif line == "DONE":
+        print("INFO DEPTH 1", "INFO EVAL 12", "INFO DEPTH 9", sep="\\n")
+        print("INFO EVAL " + ("+M7" if len(stones) >= 5 else str(-10 * len(stones))))
+        print("MESSAGE thinking done")
+        print("0,0" if "0,0,1" not in stones and "0,0,2" not in stones else "1,1", flush=True)
+        stones = None
+    elif stones is not None:
+        stones.append(line)
+    elif line == "END":
+        break
+"""
+
+
+@pytest.fixture(scope="module")
+def blunders() -> ModuleType:
+    return bench_module("blunders")
+
+
+@pytest.fixture
+def reference(tmp_path: Path) -> Entrant:
+    script = tmp_path / "reference.py"
+    script.write_text(FAKE_REFERENCE)
+    return Entrant((sys.executable, str(script)), quiet=True)
+
+
+def test_the_reference_is_read_to_its_last_report(blunders: ModuleType, reference: Entrant) -> None:
+    view = blunders.ask(reference, [(7, 7), (8, 8), (9, 9)], 15, "freestyle", 100, True)
+    assert view == blunders.View((0, 0), -30, 9)
+    won = blunders.ask(reference, [(0, 0), (1, 2), (2, 2), (3, 3), (4, 4)], 15, "exact", 100, True)
+    assert won == blunders.View((1, 1), blunders.MATE - 7, 9)
+
+
+def game(blunders: ModuleType, ours_first: bool, winner: int) -> dict[str, object]:
+    """A record as bench/match.py writes it: 3 opening stones, then 6 replies."""
+    moves = [[7, 7], [8, 8], [9, 9], [1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6]]
+    return {
+        "ours": "brain",
+        "size": 15,
+        "rule": "freestyle",
+        "ours_first": ours_first,
+        "moves": moves,
+        "replies_ms": [[1.0] * 3, [1.0] * 3],
+        "winner": winner,
+    }
+
+
+def test_only_our_lost_games_are_taken(blunders: ModuleType) -> None:
+    records = [
+        game(blunders, True, 1),  # lost: the other entrant made the row
+        game(blunders, True, 0),  # won
+        game(blunders, False, 0),  # lost
+        {**game(blunders, True, 1), "ours": "brain@other"},
+    ]
+    games = blunders.lost_games(records, "brain")
+    assert [(g.opening, g.ours_parity) for g in games] == [(3, 1), (3, 0)]
+    assert [g.ours_at(3) for g in games] == [True, False]
+
+
+def test_the_turn_is_the_first_position_the_reference_sees_won(blunders: ModuleType) -> None:
+    (lost,) = blunders.lost_games([game(blunders, True, 1)], "brain")
+    view = blunders.View
+    win = blunders.MATE - 9
+    # Our moves are plies 3, 5 and 7; the values are the side to move's.
+    views = {
+        lost.index: {
+            3: view((1, 1), -40, 9),  # ours: -40
+            4: view((2, 2), 100, 9),  # theirs: ours -100, so our move lost 60
+            5: view((0, 0), -90, 9),  # theirs played as the reference would: lost 10
+            6: view((3, 3), win, 9),  # our move let the win in
+            7: view((5, 5), -win, 9),
+            8: view((6, 6), win, 9),
+        }
+    }
+    (turn,) = blunders.turning_points([lost], views)
+    assert (turn.ply, turn.by_our_move, turn.our_moves_before) == (6, True, 2)
+    losses = blunders.move_losses([lost], views)
+    assert losses["ours"]["moves"] == 1 and losses["ours"]["mean_loss"] == 60
+    assert losses["reference"]["mean_loss"] == 10
+    assert losses["ours"]["reference_choice"] == pytest.approx(2 / 3, abs=0.001)
+    assert losses["reference"]["reference_choice"] == pytest.approx(1 / 2)
+    # Had the reference seen the win only after its own move, the turn is its.
+    views[lost.index][5] = view((0, 0), -win, 9)
+    views[lost.index][6] = view((3, 3), win, 9)
+    views[lost.index][4] = view((2, 2), win - 2, 9)
+    (turn,) = blunders.turning_points([lost], views)
+    assert (turn.ply, turn.by_our_move) == (4, True)
+    views[lost.index][3] = view((1, 1), -(win - 1), 9)
+    (turn,) = blunders.turning_points([lost], views)
+    assert (turn.ply, turn.by_our_move) == (4, False)
