@@ -176,6 +176,63 @@ def ours_view(game: LostGame, views: dict[int, View], ply: int) -> int | None:
     return value if game.ours_at(ply) else -value
 
 
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def potential(stones: Sequence[Sequence[int]], cell: Sequence[int], side: int, size: int) -> int:
+    """What ``cell`` is worth to ``side`` (0 X, 1 O) in lines of five: over
+    the windows of five cells through it that hold none of the other side's
+    stones, 4 to the power of ``side``'s stones in the window. A crude,
+    engine-free measure: a move builds (its mover's potential there) and
+    blocks (the other side's).
+
+    >>> potential([(7, 7), (0, 0), (8, 7)], (9, 7), 0, 15)  # beside X's two in a row
+    68
+    >>> potential([(7, 7), (0, 0), (8, 7)], (9, 7), 1, 15)  # O: the 16 windows X leaves
+    16
+    """
+    own = {(x, y) for i, (x, y) in enumerate(stones) if i % 2 == side}
+    other = {(x, y) for i, (x, y) in enumerate(stones) if i % 2 != side}
+    x, y = cell
+    total = 0
+    for dx, dy in DIRECTIONS:
+        for start in range(-4, 1):
+            window = [(x + (start + i) * dx, y + (start + i) * dy) for i in range(5)]
+            if all(0 <= a < size and 0 <= b < size for a, b in window) and not other.intersection(
+                window
+            ):
+                total += 4 ** len(own.intersection(window))
+    return total
+
+
+def build_and_block(games: Sequence[LostGame], views: dict[int, dict[int, View]]) -> dict[str, int]:
+    """Where our move was not the reference's (and neither side had a forced
+    win): how often the reference's move blocked more of the other side's
+    lines than ours, and how often ours built more of our own than its."""
+    positions = blocks_more = builds_more = 0
+    for game in games:
+        for ply, view in views[game.index].items():
+            played = game.moves[ply]
+            if not game.ours_at(ply) or view.value is None or abs(view.value) >= DECIDED:
+                continue
+            if view.move == played or ply + 1 >= len(game.moves):
+                continue
+            stones, me = game.moves[:ply], ply % 2
+            positions += 1
+            theirs, ours = view.move, played
+            blocks_more += potential(stones, theirs, 1 - me, game.size) > potential(
+                stones, ours, 1 - me, game.size
+            )
+            builds_more += potential(stones, ours, me, game.size) > potential(
+                stones, theirs, me, game.size
+            )
+    return {
+        "positions": positions,
+        "reference_blocks_more": blocks_more,
+        "ours_builds_more": builds_more,
+    }
+
+
 def move_losses(
     games: Sequence[LostGame], views: dict[int, dict[int, View]]
 ) -> dict[str, dict[str, float]]:
@@ -232,6 +289,31 @@ def turning_points(games: Sequence[LostGame], views: dict[int, dict[int, View]])
     return turns
 
 
+def view_key(game: LostGame, ply: int, turn_ms: int) -> str:
+    """A position and the reference's turn, as ``--views`` keys them."""
+    stones = ";".join(f"{x},{y}" for x, y in game.moves[:ply])
+    return f"{game.size}/{game.rule}/{turn_ms}/{stones}"
+
+
+def read_views(path: Path) -> dict[str, View]:
+    if not path.exists():
+        return {}
+    found = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        found[record["key"]] = View(tuple(record["move"]), record["value"], record["depth"])
+    return found
+
+
+def write_views(path: Path, views: dict[str, View]) -> None:
+    path.write_text(
+        "".join(
+            json.dumps({"key": key, "move": v.move, "value": v.value, "depth": v.depth}) + "\n"
+            for key, v in views.items()
+        )
+    )
+
+
 def proven_win(game: LostGame, ply: int, budget: int) -> bool:
     """Whether this tree's engine, on a new table, proves a win for the side
     to move before ``ply`` within ``budget`` nodes."""
@@ -256,6 +338,9 @@ def main() -> int:
     parser.add_argument("--longer", default="1,4,16", help="multiples of --turn-ms for ours")
     parser.add_argument("--prove", default="", help="node budgets, comma-separated")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--views", type=Path, help="a file of the reference's views, read if it exists and written"
+    )
     args = parser.parse_args()
 
     records = [json.loads(line) for line in args.games_file.read_text().splitlines()]
@@ -267,16 +352,22 @@ def main() -> int:
 
     jobs = [(g, ply) for g in games for ply in range(g.opening, len(g.moves))]
     views: dict[int, dict[int, View]] = {g.index: {} for g in games}
+    known = read_views(args.views) if args.views else {}
+
+    def view_of(job: tuple[LostGame, int]) -> View:
+        game, ply = job
+        key = view_key(game, ply, args.turn_ms)
+        if key not in known:
+            known[key] = ask(reference, game.moves[:ply], game.size, game.rule, args.turn_ms, True)
+        return known[key]
+
     with ThreadPoolExecutor(args.workers) as pool:
-        found = pool.map(
-            lambda job: ask(
-                reference, job[0].moves[: job[1]], job[0].size, job[0].rule, args.turn_ms, True
-            ),
-            jobs,
-        )
-        for (game, ply), view in zip(jobs, found, strict=True):
+        for (game, ply), view in zip(jobs, pool.map(view_of, jobs), strict=True):
             views[game.index][ply] = view
+    if args.views:
+        write_views(args.views, known)
     losses = move_losses(games, views)
+    styles = build_and_block(games, views)
     turns = turning_points(games, views)
     by_ours = [t for t in turns if t.by_our_move]
     before = [t.our_moves_before for t in by_ours]
@@ -287,6 +378,11 @@ def main() -> int:
             f"({row['moves']} moves); the reference's own choice {row['reference_choice']:.0%}"
         )
     print(
+        f"  where our move was not the reference's ({styles['positions']} positions), its move "
+        f"blocked more of the other side's lines in {styles['reference_blocks_more']}, ours "
+        f"built more of our own in {styles['ours_builds_more']} (bench/blunders.py's potential())"
+    )
+    print(
         f"  the reference saw its win in {len(turns)} games: after our move in {len(by_ours)} "
         f"(our moves until then: median {statistics.median(before) if before else '-'}), "
         f"after its own in {len(turns) - len(by_ours)}"
@@ -295,6 +391,7 @@ def main() -> int:
         "games": len(games),
         "turn_ms": args.turn_ms,
         "moves": losses,
+        "build_and_block": styles,
         "wins_seen": len(turns),
         "after_our_move": len(by_ours),
         "our_moves_before": before,

@@ -112,3 +112,28 @@ def test_the_turn_is_the_first_position_the_reference_sees_won(blunders: ModuleT
     views[lost.index][3] = view((1, 1), -(win - 1), 9)
     (turn,) = blunders.turning_points([lost], views)
     assert (turn.ply, turn.by_our_move) == (4, False)
+
+
+def test_a_move_builds_its_own_lines_and_blocks_the_others(blunders: ModuleType) -> None:
+    (lost,) = blunders.lost_games([game(blunders, True, 1)], "brain")
+    view = blunders.View
+    # At ply 3 (ours, O to move; X holds 7,7 and 9,9, O 8,8 between them) we
+    # played (1, 1) in a corner; the reference would have taken (10, 10),
+    # beside X's 9,9: it blocks more of X's lines, ours builds no more of O's.
+    views = {lost.index: {3: view((10, 10), -50, 9), 5: view((3, 3), -60, 9)}}
+    styles = blunders.build_and_block([lost], views)
+    # Ply 5's move (3, 3) is the reference's own: not counted.
+    assert styles == {"positions": 1, "reference_blocks_more": 1, "ours_builds_more": 0}
+
+
+def test_the_views_file_keeps_what_the_reference_said(blunders: ModuleType, tmp_path: Path) -> None:
+    (lost,) = blunders.lost_games([game(blunders, True, 1)], "brain")
+    views = {
+        blunders.view_key(lost, 3, 1000): blunders.View((1, 2), -99987, 9),
+        blunders.view_key(lost, 4, 1000): blunders.View((0, 0), None, None),
+    }
+    path = tmp_path / "views.jsonl"
+    blunders.write_views(path, views)
+    assert blunders.read_views(path) == views
+    assert blunders.read_views(tmp_path / "none.jsonl") == {}
+    assert blunders.view_key(lost, 3, 1000) != blunders.view_key(lost, 3, 300)
