@@ -269,6 +269,7 @@ class Turn:
     game: LostGame
     ply: int  # the reference to move, its win seen
     by_our_move: bool  # the position before it (our move) was not yet lost
+    value: int  # the reference's value there: MATE less the win's plies
     our_moves_before: int  # our moves from the opening up to that one
 
 
@@ -284,7 +285,7 @@ def turning_points(games: Sequence[LostGame], views: dict[int, dict[int, View]])
                 before = ours_view(game, seen, ply - 1) if ply - 1 in seen else None
                 by_our_move = before is not None and before > -DECIDED
                 ours_before = sum(game.ours_at(p) for p in range(game.opening, ply))
-                turns.append(Turn(game, ply, by_our_move, ours_before))
+                turns.append(Turn(game, ply, by_our_move, view.value, ours_before))
                 break
     return turns
 
@@ -387,6 +388,12 @@ def main() -> int:
         f"(our moves until then: median {statistics.median(before) if before else '-'}), "
         f"after its own in {len(turns) - len(by_ours)}"
     )
+    plies = sorted(MATE - t.value for t in turns)
+    if plies:
+        print(
+            f"  its wins then: {plies[0]} to {plies[-1]} plies long, "
+            f"median {statistics.median(plies):g}"
+        )
     summary: dict[str, object] = {
         "games": len(games),
         "turn_ms": args.turn_ms,
@@ -395,6 +402,7 @@ def main() -> int:
         "wins_seen": len(turns),
         "after_our_move": len(by_ours),
         "our_moves_before": before,
+        "win_plies": plies,
     }
 
     if args.alternatives and by_ours:

@@ -98,6 +98,7 @@ def test_the_turn_is_the_first_position_the_reference_sees_won(blunders: ModuleT
     }
     (turn,) = blunders.turning_points([lost], views)
     assert (turn.ply, turn.by_our_move, turn.our_moves_before) == (6, True, 2)
+    assert blunders.MATE - turn.value == 9  # a win in 9 plies
     losses = blunders.move_losses([lost], views)
     assert losses["ours"]["moves"] == 1 and losses["ours"]["mean_loss"] == 60
     assert losses["reference"]["mean_loss"] == 10
