@@ -315,16 +315,17 @@ def write_views(path: Path, views: dict[str, View]) -> None:
     )
 
 
-def proven_win(game: LostGame, ply: int, budget: int) -> bool:
+def prove(game: LostGame, ply: int, budget: int) -> tuple[bool, int]:
     """Whether this tree's engine, on a new table, proves a win for the side
-    to move before ``ply`` within ``budget`` nodes."""
+    to move before ``ply`` within ``budget`` nodes, and the depth its search
+    reached."""
     shape = geometry(game.size, game.size, 5, Rule(game.rule))
     stones = game.moves[:ply]
     x = sum(1 << (r * game.size + c) for c, r in stones[0::2])
     o = sum(1 << (r * game.size + c) for c, r in stones[1::2])
     side = Player.X if len(stones) % 2 == 0 else Player.O
     analysis = Engine().search(Board(shape, x, o, side), node_budget=budget)
-    return move_outcome(analysis.moves[0]) is Outcome.WIN
+    return move_outcome(analysis.moves[0]) is Outcome.WIN, analysis.depth
 
 
 def main() -> int:
@@ -388,6 +389,11 @@ def main() -> int:
         f"(our moves until then: median {statistics.median(before) if before else '-'}), "
         f"after its own in {len(turns) - len(by_ours)}"
     )
+    depths = [turn_view.depth for t in turns if (turn_view := views[t.game.index][t.ply]).depth]
+    if depths:
+        print(
+            f"  the reference's search there reached depth {statistics.median(depths):g} (median)"
+        )
     plies = sorted(MATE - t.value for t in turns)
     if plies:
         print(
@@ -443,10 +449,16 @@ def main() -> int:
 
     if args.prove:
         budgets = [int(b) for b in args.prove.split(",")]
-        proven = {b: sum(proven_win(t.game, t.ply, b) for t in turns) for b in budgets}
-        for budget, count in proven.items():
-            print(f"  our engine proves {count} of those {len(turns)} wins at {budget:,} nodes")
-        summary["proven"] = {str(b): c for b, c in proven.items()}
+        proven: dict[str, int] = {}
+        for budget in budgets:
+            found = [prove(t.game, t.ply, budget) for t in turns]
+            proven[str(budget)] = sum(won for won, _ in found)
+            depth = statistics.median(d for _, d in found) if found else 0
+            print(
+                f"  our engine proves {proven[str(budget)]} of those {len(turns)} wins at "
+                f"{budget:,} nodes (its search's depth there: median {depth:g})"
+            )
+        summary["proven"] = proven
     print(json.dumps(summary))
     return 0
 
