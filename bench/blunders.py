@@ -53,9 +53,9 @@ from match import entrant
 
 sys.path.insert(0, str(REPO))
 
-from service.engine import Board, Engine, Player, Rule, geometry, move_outcome
+from service.engine import Engine, Rule, move_outcome
 from service.engine.score import Outcome
-from tests.brain.manager import BrainProcess, Entrant, parse_move
+from tests.brain.manager import Entrant, Game, brain, parse_move
 
 GOMOCUP_RULE = {"freestyle": 0, "exact": 1, "renju": 4}  # INFO rule's numbers
 MATE = 100_000  # a forced win in n plies is worth MATE - n, a loss -(MATE - n)
@@ -95,8 +95,7 @@ def ask(
     """One position (stones in play order from X, side to move next) asked
     of a new process of ``engine``: its move, and with ``details`` its last
     reported value and depth."""
-    process = BrainProcess(engine.command, engine.env, engine.cwd, quiet=True)
-    try:
+    with brain(engine.command, engine.env, engine.cwd, quiet=True) as process:
         if process.ask(f"START {size}") != "OK":
             raise SystemExit(f"{engine.command[0]}: START {size} refused")
         process.send(f"INFO timeout_turn {turn_ms}", f"INFO rule {GOMOCUP_RULE[rule]}")
@@ -114,8 +113,6 @@ def ask(
                 depth = int(line.split()[2])
             elif not line.startswith("INFO"):
                 return View(parse_move(line), value, depth)
-    finally:
-        process.close()
 
 
 @dataclass(frozen=True)
@@ -215,7 +212,7 @@ def build_and_block(games: Sequence[LostGame], views: dict[int, dict[int, View]]
             played = game.moves[ply]
             if not game.ours_at(ply) or view.value is None or abs(view.value) >= DECIDED:
                 continue
-            if view.move == played or ply + 1 >= len(game.moves):
+            if view.move == played:
                 continue
             stones, me = game.moves[:ply], ply % 2
             positions += 1
@@ -319,12 +316,8 @@ def prove(game: LostGame, ply: int, budget: int) -> tuple[bool, int]:
     """Whether this tree's engine, on a new table, proves a win for the side
     to move before ``ply`` within ``budget`` nodes, and the depth its search
     reached."""
-    shape = geometry(game.size, game.size, 5, Rule(game.rule))
-    stones = game.moves[:ply]
-    x = sum(1 << (r * game.size + c) for c, r in stones[0::2])
-    o = sum(1 << (r * game.size + c) for c, r in stones[1::2])
-    side = Player.X if len(stones) % 2 == 0 else Player.O
-    analysis = Engine().search(Board(shape, x, o, side), node_budget=budget)
+    board = Game(game.size, Rule(game.rule), 0, moves=list(game.moves[:ply])).board()
+    analysis = Engine().search(board, node_budget=budget)
     return move_outcome(analysis.moves[0]) is Outcome.WIN, analysis.depth
 
 
@@ -422,10 +415,10 @@ def main() -> int:
             )
             return -(view.value if view.value is not None else 0)
 
-        def alternatives(turn: Turn) -> dict[str, object]:
+        def alternatives(turn: Turn) -> dict[str, int]:
             game, ply = turn.game, turn.ply - 1
             own = views[game.index][ply].move
-            row: dict[str, object] = {"reference": check(game, ply, own)}
+            row = {"reference": check(game, ply, own)}
             for multiple in longer:
                 mine = ask(
                     ours, game.moves[:ply], game.size, game.rule, args.turn_ms * multiple, False
@@ -435,7 +428,7 @@ def main() -> int:
 
         with ThreadPoolExecutor(args.workers) as pool:
             rows = list(pool.map(alternatives, by_ours))
-        holding = [r for r in rows if int(str(r["reference"])) > -DECIDED]
+        holding = [r for r in rows if r["reference"] > -DECIDED]
         print(
             f"  of the {len(rows)} positions our move lost, the reference's own move holds in "
             f"{len(holding)} (checked at {args.check_ms} ms)"
@@ -443,7 +436,7 @@ def main() -> int:
         found_by: dict[str, int] = {}
         for multiple in longer:
             key = f"ours_x{multiple}"
-            found_by[key] = sum(int(str(r[key])) > -DECIDED for r in holding)
+            found_by[key] = sum(r[key] > -DECIDED for r in holding)
             print(f"    there, ours at {multiple}x the turn holds in {found_by[key]}")
         summary["alternatives"] = {"positions": len(rows), "holding": len(holding), **found_by}
 
