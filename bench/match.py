@@ -352,6 +352,7 @@ def game_record(
         "rule": rule.value,
         "pair": index,
         "ours_first": ours_first,
+        "opening": len(game.opening),
         "moves": game.moves,
         "winner": game.winner,
         "forfeit": game.forfeit,

@@ -4,6 +4,9 @@ evaluation's own features, written to ``service/engine/evaluation.json``.
 
     .venv/bin/python bench/tune.py bench/results/selfplay.jsonl
 
+The games may also be those of ``bench/match.py --games`` (any two
+brains, a reference engine against itself for instance: ``as_self_play()``).
+
 The evaluation (core/big/board.c) is linear in its weights: for the side to
 move, the sum over empty cells and directions of PATTERN_WORTH[pattern], plus
 KIND_BONUS[kind] per cell, less the same for the other side with the other
@@ -32,6 +35,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -100,13 +104,38 @@ def as_weights(vector: Sequence[float], base: Weights) -> Weights:
     )
 
 
+def as_self_play(record: dict[str, Any]) -> dict[str, Any] | None:
+    """A game as ``bench/selfplay.py`` writes it, from either kind of record:
+    a self-play game is itself; a game of ``bench/match.py --games`` (stones
+    as [x, y], the winner as the entrant that made the row) gets its cells
+    row by row and the colour of its last mover as the winner, and None when
+    it was lost by a late or bad answer (no row to learn from). Records
+    written before they kept the opening's length count every position."""
+    if "ours" not in record:
+        return record
+    if record.get("forfeit"):
+        return None
+    size = record["size"]
+    moves = [y * size + x for x, y in record["moves"]]
+    winner = None if record["winner"] is None else "X" if len(moves) % 2 else "O"
+    return {
+        "size": size,
+        "rule": record["rule"],
+        "opening": record.get("opening", 0),
+        "moves": moves,
+        "winner": winner,
+    }
+
+
 def samples(games_file: Path, seed: int) -> tuple[list[list[int]], list[float], int]:
     rng = random.Random(seed)
     xs: list[list[int]] = []
     ys: list[float] = []
     games = 0
     for line in games_file.read_text().splitlines():
-        game = json.loads(line)
+        game = as_self_play(json.loads(line))
+        if game is None:
+            continue
         games += 1
         size, moves, winner = game["size"], game["moves"], game["winner"]
         exact = game["rule"] == "exact"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import json
 import math
 import random
 import sys
@@ -136,6 +137,8 @@ def test_a_match_plays_each_opening_with_both_colours(
     assert tally.wins + tally.draws + tally.losses == 2 and not tally.forfeits
     lines = games.read_text().splitlines()
     assert sorted('"ours_first": true' in line for line in lines) == [False, True]
+    # Each record keeps its opening's length (bench/tune.py fits after it).
+    assert [json.loads(line)["opening"] for line in lines] == [3, 3]
     row = match.summary(tally, ours, theirs, 15, Rule.FREESTYLE, None, None)
     assert row["games"] == 2 and row["turn_ms"] == [100, 50]
     assert row["ours_timing"]["replies"] > 0 and row["their_timing"]["replies"] > 0

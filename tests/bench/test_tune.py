@@ -131,3 +131,74 @@ def test_weights_out_of_range_are_refused(
 ) -> None:
     with pytest.raises((ValueError, OverflowError), match=message):
         _core.set_evaluation(pattern, kind, other, [0] * 9, tempo)
+
+
+def test_a_match_game_is_read_as_a_self_play_game(tune: ModuleType) -> None:
+    """``bench/match.py --games`` records (stones as [x, y], the winner as the
+    entrant that made the row, entrant 0 moving first after the opening) are
+    fitted to as self-play games: the cells row by row, the winner's colour
+    from who made the last move."""
+    record = {
+        "ours": "a",
+        "theirs": "b",
+        "size": 15,
+        "rule": "exact",
+        "opening": 3,
+        # X, O, X from the opening; entrant 0 plays O and makes the row.
+        "moves": [[7, 7], [8, 7], [7, 8], [8, 8], [0, 0], [8, 9], [1, 0], [8, 10], [2, 0], [8, 11]],
+        "winner": 0,
+        "forfeit": None,
+    }
+    game = tune.as_self_play(record)
+    assert game == {
+        "size": 15,
+        "rule": "exact",
+        "opening": 3,
+        "moves": [112, 113, 127, 128, 0, 143, 1, 158, 2, 173],
+        "winner": "O",
+    }
+    # Entrant 1 made the row: still the last mover's colour.
+    assert tune.as_self_play({**record, "winner": 1})["winner"] == "O"
+    assert (
+        tune.as_self_play({**record, "moves": record["moves"][:-1], "winner": 0})["winner"] == "X"
+    )
+    assert tune.as_self_play({**record, "winner": None})["winner"] is None
+    # A game lost by a late or bad answer has no row to learn from.
+    assert tune.as_self_play({**record, "forfeit": "entrant 0: late"}) is None
+    # Before the records kept the opening's length: every position counts.
+    assert tune.as_self_play({k: v for k, v in record.items() if k != "opening"})["opening"] == 0
+    # A self-play game is itself.
+    own = {
+        "seed": 1,
+        "size": 15,
+        "rule": "freestyle",
+        "opening": 2,
+        "moves": [1, 2, 3],
+        "winner": "X",
+    }
+    assert tune.as_self_play(own) is own
+
+
+def test_the_samples_read_both_kinds_of_game(tune: ModuleType, tmp_path: Path) -> None:
+    rng = random.Random(11)
+    moves = random_game(rng, 15, 12)
+    own = {"size": 15, "rule": "freestyle", "opening": 2, "moves": moves, "winner": "X"}
+    match = {
+        "ours": "a",
+        "theirs": "b",
+        "size": 15,
+        "rule": "freestyle",
+        "opening": 2,
+        "moves": [[m % 15, m // 15] for m in moves],
+        "winner": 1,  # whoever made the last move, an O stone here (12 stones)
+        "forfeit": None,
+    }
+    one = tmp_path / "own.jsonl"
+    one.write_text(json.dumps(own) + "\n")
+    other = tmp_path / "match.jsonl"
+    other.write_text(json.dumps(match) + "\n")
+    xs_own, ys_own, _ = tune.samples(one, 5)
+    xs_match, ys_match, _ = tune.samples(other, 5)
+    assert xs_own == xs_match and xs_own
+    # X won the one, O (the last mover) the other: the labels are each other's opposites.
+    assert ys_match == [1.0 - y for y in ys_own]
