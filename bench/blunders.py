@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from local_server import REPO
-from match import entrant
+from match import entrant, opening_stones
 
 sys.path.insert(0, str(REPO))
 
@@ -147,9 +147,8 @@ def lost_games(records: Iterable[dict[str, object]], ours: str) -> list[LostGame
         if record["winner"] != (1 if ours_first else 0):
             continue
         moves = record["moves"]
-        replies = record["replies_ms"]
-        assert isinstance(moves, list) and isinstance(replies, list)
-        opening = len(moves) - len(replies[0]) - len(replies[1])
+        assert isinstance(moves, list)
+        opening = opening_stones(record)
         size, rule = record["size"], record["rule"]
         assert isinstance(size, int) and isinstance(rule, str)
         found.append(

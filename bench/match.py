@@ -48,10 +48,11 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import sprt
 from local_server import REPO
@@ -352,12 +353,21 @@ def game_record(
         "rule": rule.value,
         "pair": index,
         "ours_first": ours_first,
-        "opening": len(game.opening),
         "moves": game.moves,
         "winner": game.winner,
         "forfeit": game.forfeit,
         "replies_ms": game.replies_ms,
     }
+
+
+def opening_stones(record: Mapping[str, Any]) -> int:
+    """How many of a ``--games`` record's stones were its opening's: those no
+    entrant's timed reply placed.
+
+    >>> opening_stones({"moves": [[7, 7], [8, 8], [9, 9]], "replies_ms": [[5.0], [6.0]]})
+    1
+    """
+    return len(record["moves"]) - len(record["replies_ms"][0]) - len(record["replies_ms"][1])
 
 
 def scores(tally: Tally) -> dict[str, object]:

@@ -39,6 +39,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from match import opening_stones
+
 from service.engine import _core
 from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, PATTERN_NAMES, Weights, load
 
@@ -108,9 +110,9 @@ def as_self_play(record: dict[str, Any]) -> dict[str, Any] | None:
     """A game as ``bench/selfplay.py`` writes it, from either kind of record:
     a self-play game is itself; a game of ``bench/match.py --games`` (stones
     as [x, y], the winner as the entrant that made the row) gets its cells
-    row by row and the colour of its last mover as the winner, and None when
-    it was lost by a late or bad answer (no row to learn from). Records
-    written before they kept the opening's length count every position."""
+    row by row, the colour of its last mover as the winner and the opening's
+    length from its replies (``match.opening_stones()``), and None when it
+    was lost by a late or bad answer (no row to learn from)."""
     if "ours" not in record:
         return record
     if record.get("forfeit"):
@@ -121,7 +123,7 @@ def as_self_play(record: dict[str, Any]) -> dict[str, Any] | None:
     return {
         "size": size,
         "rule": record["rule"],
-        "opening": record.get("opening", 0),
+        "opening": opening_stones(record),
         "moves": moves,
         "winner": winner,
     }

@@ -137,8 +137,8 @@ def test_a_match_plays_each_opening_with_both_colours(
     assert tally.wins + tally.draws + tally.losses == 2 and not tally.forfeits
     lines = games.read_text().splitlines()
     assert sorted('"ours_first": true' in line for line in lines) == [False, True]
-    # Each record keeps its opening's length (bench/tune.py fits after it).
-    assert [json.loads(line)["opening"] for line in lines] == [3, 3]
+    # Each record tells its opening's length (bench/tune.py fits after it).
+    assert [match.opening_stones(json.loads(line)) for line in lines] == [3, 3]
     row = match.summary(tally, ours, theirs, 15, Rule.FREESTYLE, None, None)
     assert row["games"] == 2 and row["turn_ms"] == [100, 50]
     assert row["ours_timing"]["replies"] > 0 and row["their_timing"]["replies"] > 0
@@ -332,7 +332,7 @@ def test_the_games_report_counts_by_colour_and_finds_where_replies_turned_instan
     ]
 
 
-@pytest.mark.parametrize("name", ["sprt", "gauntlet", "games_report", "blunders"])
+@pytest.mark.parametrize("name", ["sprt", "gauntlet", "games_report", "blunders", "match"])
 def test_the_examples_in_the_bench_scripts_hold(name: str) -> None:
     """Their doctests (bench/ is outside pytest's doctest paths)."""
     result = doctest.testmod(bench_module(name))

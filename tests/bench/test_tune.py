@@ -143,9 +143,9 @@ def test_a_match_game_is_read_as_a_self_play_game(tune: ModuleType) -> None:
         "theirs": "b",
         "size": 15,
         "rule": "exact",
-        "opening": 3,
         # X, O, X from the opening; entrant 0 plays O and makes the row.
         "moves": [[7, 7], [8, 7], [7, 8], [8, 8], [0, 0], [8, 9], [1, 0], [8, 10], [2, 0], [8, 11]],
+        "replies_ms": [[9.0, 9.0, 9.0, 9.0], [9.0, 9.0, 9.0]],  # 7 replies: 3 opening stones
         "winner": 0,
         "forfeit": None,
     }
@@ -159,14 +159,13 @@ def test_a_match_game_is_read_as_a_self_play_game(tune: ModuleType) -> None:
     }
     # Entrant 1 made the row: still the last mover's colour.
     assert tune.as_self_play({**record, "winner": 1})["winner"] == "O"
-    assert (
-        tune.as_self_play({**record, "moves": record["moves"][:-1], "winner": 0})["winner"] == "X"
-    )
+    shorter = {**record, "moves": record["moves"][:-1], "replies_ms": [[9.0] * 3, [9.0] * 3]}
+    assert tune.as_self_play({**shorter, "winner": 0})["winner"] == "X"
     assert tune.as_self_play({**record, "winner": None})["winner"] is None
     # A game lost by a late or bad answer has no row to learn from.
     assert tune.as_self_play({**record, "forfeit": "entrant 0: late"}) is None
-    # Before the records kept the opening's length: every position counts.
-    assert tune.as_self_play({k: v for k, v in record.items() if k != "opening"})["opening"] == 0
+    # The opening is the stones no reply placed.
+    assert tune.as_self_play({**record, "replies_ms": [[9.0] * 5, [9.0] * 5]})["opening"] == 0
     # A self-play game is itself.
     own = {
         "seed": 1,
@@ -188,8 +187,8 @@ def test_the_samples_read_both_kinds_of_game(tune: ModuleType, tmp_path: Path) -
         "theirs": "b",
         "size": 15,
         "rule": "freestyle",
-        "opening": 2,
         "moves": [[m % 15, m // 15] for m in moves],
+        "replies_ms": [[9.0] * 5, [9.0] * 5],  # 10 replies: 2 opening stones
         "winner": 1,  # whoever made the last move, an O stone here (12 stones)
         "forfeit": None,
     }
