@@ -79,6 +79,7 @@ def test_a_budget_out_of_range_is_refused_by_every_entry_point(budget: int) -> N
         lambda: _core.analyze_big(15, 15, 5, False, new_table(), b"", b"", True, budget, control),
         lambda: _core.can_win(shape, new_table(), 0, 0, True, True, budget, control),
         lambda: _core.threat_win(shape, 0, 0, True, budget),
+        lambda: _core.quiet_threat_win(shape, 0, 0, True, budget),
     ]
     for call in calls:
         with pytest.raises(ValueError, match=f"must be from 1 to {MAX_BUDGET}"):
@@ -153,6 +154,7 @@ def shape_entry_points(shape: _core.Shape) -> list[Callable[[], object]]:
         lambda: _core.analyze(shape, new_table(), 0, 0, True, 100, 10, 50),
         lambda: _core.store(shape, new_table(), 0, 0, True, 0, 0),
         lambda: _core.threat_win(shape, 0, 0, True, 100),
+        lambda: _core.quiet_threat_win(shape, 0, 0, True, 100),
         lambda: _core.heuristic(shape, 0, 0, True),
         lambda: _core.pairing(shape, 0, 0, True),
         lambda: _core.can_win(shape, new_table(), 0, 0, True, True, 100),
@@ -222,6 +224,14 @@ def test_threat_win_stops_at_its_node_limit() -> None:
     value, nodes = _core.threat_win(shape, board.x, board.o, True, 10**7)
     assert value > 0 and nodes > 1
     assert _core.threat_win(shape, board.x, board.o, True, 1) == (0, 1)
+
+
+def test_quiet_threat_win_stops_at_its_node_limit() -> None:
+    board = Board.parse("......../X......./......../......../.......O/......../......../.X....O.", k=4)
+    shape = core_shape(board.shape)
+    move, nodes = _core.quiet_threat_win(shape, board.x, board.o, True, 10**7)
+    assert move >= 0 and nodes > 100
+    assert _core.quiet_threat_win(shape, board.x, board.o, True, 100) == (-1, 100)
 
 
 def test_a_flank_list_longer_than_two_is_refused_before_it_is_written() -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from service.engine import Board, Player, _core, geometry
 from service.engine.search import core_shape
-from tests.engine.oracle import minimax
+from tests.engine.oracle import minimax, move_score
 
 THREAT_NODES = 10**7  # far more than any of these boards' threat searches take
 
@@ -110,6 +110,34 @@ def test_continuous_threats_find_a_win_beyond_a_fixed_depth() -> None:
     board = Board.parse("......./......./..XXX../......./..OO.O./......./.......")
     value, _ = _core.threat_win(core_shape(board.shape), board.x, board.o, True, THREAT_NODES)
     assert value > 0
+
+
+def quiet_threat_win(board: Board) -> int:
+    """The first move of the core's win by threats (quiet ones included), or -1."""
+    move, _ = _core.quiet_threat_win(
+        core_shape(board.shape), board.x, board.o, board.side_to_move is Player.X, THREAT_NODES
+    )
+    return move
+
+
+@settings(max_examples=400)
+@given(positions(max_empties=10))
+def test_every_win_by_quiet_threats_is_a_win(board: Board) -> None:
+    move = quiet_threat_win(board)
+    assume(move >= 0)
+    assert not (board.x | board.o) >> move & 1, board
+    assert move_score(board, move) > 0, (board, move)  # the move itself wins
+
+
+def test_quiet_threats_find_a_win_that_fours_alone_do_not() -> None:
+    """5x5, k=4, X to move (found by a random search among late positions): no
+    line of fours wins, but a quiet move that threatens one does."""
+    board = Board.parse(".X.O./.XO.O/...X./XOX.X/OXOO.", k=4)
+    value, _ = _core.threat_win(core_shape(board.shape), board.x, board.o, True, THREAT_NODES)
+    assert value == 0
+    move = quiet_threat_win(board)
+    assert move >= 0
+    assert move_score(board, move) > 0
 
 
 def can_win(board: Board, attacker: Player, nodes: int = 10**7) -> bool | None:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from service.engine import GENERAL_RULES, Board, Engine, Outcome, Player, Rule, _core, geometry
 from service.engine.search import core_shape, is_small
-from tests.engine.oracle import move_scores
+from tests.engine.oracle import move_score, move_scores
 from tests.engine.test_differential import actual_fields, expected_fields
 
 WIDE_SHAPES = [(8, 8), (7, 8), (8, 7)]
@@ -68,6 +68,28 @@ def test_late_games_with_a_side_of_8_agree_with_the_reference(board: Board) -> N
     with 14 empty cells: 12 keeps this test to seconds.)"""
     expected = expected_fields(board)
     assert actual_fields(Engine(table_bytes=1 << 20).analyze(board)) == expected, repr(board)
+
+
+@settings(max_examples=60, deadline=None)
+@given(late_positions(max_empties=12))
+def test_every_win_by_quiet_threats_on_a_side_of_8_is_a_win(board: Board) -> None:
+    """The root's threat search (``vct()``), on the boards where the root uses
+    it, under both rules: a move it claims wins by the reference."""
+    move, _ = _core.quiet_threat_win(
+        core_shape(board.shape), board.x, board.o, board.side_to_move is Player.X, 10**7
+    )
+    assume(move >= 0)
+    assert move_score(board, move) > 0, (board, move)
+
+
+def test_a_win_by_quiet_threats_is_proven_within_a_request() -> None:
+    """8x8, k=4, X to move (a mid-game position of ``bench/engine.py``): at the
+    service's budget the root's threat search proves X's win, where nowin()
+    and solve() had proved nothing within the million nodes."""
+    board = Board.parse("......../X......./......../......../.......O/......../......../.X....O.", k=4)
+    analysis = Engine().analyze(board)
+    assert analysis.outcome is Outcome.WIN
+    assert analysis.moves[0].proven is Outcome.WIN
 
 
 def colour_twin(board: Board) -> bool:

@@ -189,7 +189,9 @@ def fuzz_knowledge(r: Reader) -> None:
     elif kind == 1:
         _core.pairing(shape, x, o, x_to_move)
     elif kind == 2:
-        _core.threat_win(shape, x, o, x_to_move, budget(r))
+        nodes = budget(r)
+        _core.threat_win(shape, x, o, x_to_move, nodes)
+        _core.quiet_threat_win(shape, x, o, x_to_move, nodes)
     else:
         _core.can_win(shape, table(r), x, o, x_to_move, r.flag(), budget(r), control(r))
 

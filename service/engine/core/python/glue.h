@@ -106,6 +106,7 @@ PyObject *core_pairing(PyObject *module, PyObject *args);
 PyObject *core_store(PyObject *module, PyObject *args);
 PyObject *core_proven_positions(PyObject *module, PyObject *args);
 PyObject *core_can_win(PyObject *module, PyObject *args);
+PyObject *core_quiet_threat_win(PyObject *module, PyObject *args);
 
 /* big.c: the big boards' functions, one game's search Context, the brain. */
 extern PyTypeObject ContextType;

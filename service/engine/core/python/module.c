@@ -54,6 +54,10 @@ static PyMethodDef core_methods[] = {
      "threat_win(shape, x, o, x_to_move, nodes) -> (value, nodes): the internal value of a\n"
      "win by continuous threats for the side to move, or 0 when none is found within the\n"
      "nodes."},
+    {"quiet_threat_win", (PyCFunction)core_quiet_threat_win, METH_VARARGS,
+     "quiet_threat_win(shape, x, o, x_to_move, nodes) -> (move, nodes): a first move of a\n"
+     "win by threats, quiet ones included, for the side to move (which faces no threat),\n"
+     "or -1 when none is found within the nodes."},
     {"heuristic", (PyCFunction)core_heuristic, METH_VARARGS,
      "heuristic(shape, x, o, x_to_move, cell=-1) -> the estimate of the position for the side\n"
      "to move (see small/estimate.c), or with a cell, of the position after that move, its line sums\n"

@@ -97,6 +97,7 @@ core_analyze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     Py_DECREF(table_object);
     Py_DECREF(shape_object);
     free(S.est);
+    free(S.vct);
     free(S.zones);
     free(S.zone_locks);
     if (result.stop < 0) {
@@ -180,6 +181,35 @@ core_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
     int value = vcf(&S, &n, VCF_DEPTH);
     /* A search stopped by its limit found nothing it can claim. */
     return Py_BuildValue("(iK)", S.clock.stop ? 0 : value, (unsigned long long)S.clock.nodes);
+}
+
+PyObject *
+core_quiet_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    ShapeObject *shape_object;
+    PyObject *xo, *oo, *nodes_arg;
+    int x_to_move;
+    uint64_t x, o, nodes;
+    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, &shape_object, &xo, &oo, &x_to_move,
+                          &nodes_arg) ||
+        read_position(&shape_object->shape, xo, oo, &x, &o) < 0 ||
+        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
+        return NULL;
+    }
+    Search S = {0};
+    S.sh = &shape_object->shape;
+    S.clock.limit = nodes;
+    Node n;
+    int won, move;
+    Py_INCREF(shape_object);
+    Py_BEGIN_ALLOW_THREADS
+    root_node(S.sh, x, o, x_to_move, &n);
+    won = vct(&S, &n, VCT_DEPTH, &move);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(shape_object);
+    free(S.vct);
+    /* A search stopped by its limit found nothing it can claim. */
+    return Py_BuildValue("(iK)", won && !S.clock.stop ? move : -1, (unsigned long long)S.clock.nodes);
 }
 
 PyObject *

@@ -152,9 +152,10 @@ settle_move(Search *S, const Node *child, int use_nowin, int mover_cannot_win, i
  * search stopped (STOP_NONE when every value is proven exactly). The phases,
  * each with what is left of the budget up to its share:
  *   1. tactics (no budget): immediate wins, and the losses beside a forced block;
- *   2. the outcome of every move, by nowin() and then alpha-beta in a window
- *      of width one around the draw (a draw found there is exact; a win or
- *      loss may lack its distance);
+ *   2. the outcome of every move: on boards of ROOT_VCT_MIN_CELLS or more,
+ *      first a win of the mover's by threats (vct()); then by nowin() and
+ *      alpha-beta in a window of width one around the draw (a draw found
+ *      there is exact; a win or loss may lack its distance);
  *   3. the exact distance of the proven wins and losses;
  *   4. estimates, by iterative deepening, of what is still unknown (depth 1
  *      always completes, whatever the budget or the deadline), and a check of
@@ -225,7 +226,25 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
      * hurts). Each gets at most half of what is left. */
     int mover_cannot_win = 0, opponent = NW_UNKNOWN;
     int use_nowin = empties >= NOWIN_MIN_EMPTIES;
-    if (use_nowin && !deadline_hit && !cancelled && !root->my_thr &&
+    /* A win by threats first, with at most a quarter of what is left: where
+     * the mover has one, nowin()'s proof that it cannot win is not needed. */
+    int threat_win = 0;
+    if (use_nowin && cells >= ROOT_VCT_MIN_CELLS && !deadline_hit && !cancelled && !root->my_thr &&
+        !root->opp_thr) {
+        uint64_t limit = allow(&S->clock, (S->clock.limit - S->clock.nodes) / 4);
+        int cell;
+        threat_win = vct(S, root, VCT_DEPTH, &cell) && !S->clock.stop;
+        unallow(&S->clock, limit);
+        for (int i = 0; i < n && threat_win; i++) {
+            RootMove *m = &moves[moves[i].rep];
+            if (moves[i].cell == cell && !m->exact) {
+                m->value = 1;
+                m->proven = 1;
+                m->no_win = 0;
+            }
+        }
+    }
+    if (use_nowin && !threat_win && !deadline_hit && !cancelled && !root->my_thr &&
         !(root->opp_thr & (root->opp_thr - 1))) {
         mover_cannot_win = prove_nowin(S, root, 1, (S->clock.limit - S->clock.nodes) / 2) == NW_NOWIN;
         /* (Not under the exact rule, where an extra mark may hurt its owner.) */
@@ -237,7 +256,7 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
     }
     int open_moves = 0;
     for (int r = 0; r < nreps; r++) {
-        open_moves += !moves[reps[r]].exact;
+        open_moves += !moves[reps[r]].exact && !moves[reps[r]].proven;
     }
     for (int r = 0; r < nreps && mover_cannot_win; r++) {
         moves[reps[r]].no_win = 1;

@@ -13,8 +13,8 @@
  * side loses; a side facing one must take it.
  *
  * The files: solve.c (alpha-beta on proven values), estimate.c (the same on
- * estimates, with the heuristic), pairing.c and vcf.c (knowledge: draw
- * certificates and continuous threats), zones.c (the proof search with
+ * estimates, with the heuristic), pairing.c, vcf.c and vct.c (knowledge: draw
+ * certificates, continuous threats, threats), zones.c (the proof search with
  * relevance zones), root.c (every legal move's value).
  */
 #ifndef SMALL_SEARCH_H
@@ -46,6 +46,7 @@ typedef struct {
     atomic_uchar *zone_locks; /* NULL, or the locks of a zone table that threads share */
     int threads;             /* a proof's root may split over this many threads (0, 1: none) */
     int split_marks;         /* the marks of the root that splits (zones.c) */
+    struct VctEntry *vct;    /* vct()'s memo, allocated on first use */
 } Search;
 
 /* A position with no key (see canonical()) is never found, never stored. */
@@ -124,6 +125,18 @@ play_ahead(Search *S, const Node *n, int cell, Node *child, int fetch)
  * defender gets a threat of its own that the next forcing move does not block. */
 #define VCF_DEPTH 12
 int vcf(Search *S, const Node *n, int depth);
+
+/* Victory by threats, quiet ones included (vct.c): each attacker move adds a
+ * mark to one of its lines that already holds k - 3 or more, and is a threat,
+ * a four or a move after which the attacker would win by fours (vcf()) if
+ * the defender passed; every defender reply is searched (the defender's
+ * own fours and wins included), and so is every line of fours, within
+ * ``depth`` quiet threats (fours cost none). Returns 1 and the first move in
+ * ``move`` where the side to move wins so, else 0 (and -1): not found, or
+ * the budget ran out. A proof: sound under both rules, whatever it restricts
+ * the attacker to. The side to move must face no threat of the other side's. */
+#define VCT_DEPTH 8
+int vct(Search *S, const Node *n, int depth, int *move);
 
 /* The exact value of ``n`` inside (alpha, beta), or a bound outside it (solve.c). */
 int solve(Search *S, const Node *n, int alpha, int beta);
