@@ -227,7 +227,9 @@ def test_threat_win_stops_at_its_node_limit() -> None:
 
 
 def test_quiet_threat_win_stops_at_its_node_limit() -> None:
-    board = Board.parse("......../X......./......../......../.......O/......../......../.X....O.", k=4)
+    board = Board.parse(
+        "......../X......./......../......../.......O/......../......../.X....O.", k=4
+    )
     shape = core_shape(board.shape)
     move, nodes = _core.quiet_threat_win(shape, board.x, board.o, True, 10**7)
     assert move >= 0 and nodes > 100

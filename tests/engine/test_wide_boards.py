@@ -86,7 +86,9 @@ def test_a_win_by_quiet_threats_is_proven_within_a_request() -> None:
     """8x8, k=4, X to move (a mid-game position of ``bench/engine.py``): at the
     service's budget the root's threat search proves X's win, where nowin()
     and solve() had proved nothing within the million nodes."""
-    board = Board.parse("......../X......./......../......../.......O/......../......../.X....O.", k=4)
+    board = Board.parse(
+        "......../X......./......../......../.......O/......../......../.X....O.", k=4
+    )
     analysis = Engine().analyze(board)
     assert analysis.outcome is Outcome.WIN
     assert analysis.moves[0].proven is Outcome.WIN
