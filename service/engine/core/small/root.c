@@ -231,10 +231,10 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
     int threat_win = 0;
     if (use_nowin && cells >= ROOT_VCT_MIN_CELLS && !deadline_hit && !cancelled && !root->my_thr &&
         !root->opp_thr) {
-        uint64_t limit = allow(&S->clock, (S->clock.limit - S->clock.nodes) / 4);
+        uint64_t outer = allow(&S->clock, (S->clock.limit - S->clock.nodes) / 4);
         int cell;
         threat_win = vct(S, root, VCT_DEPTH, &cell) && !S->clock.stop;
-        unallow(&S->clock, limit);
+        unallow(&S->clock, outer); /* (a deadline or a cancel stays seen: S->clock.stop) */
         for (int i = 0; i < n && threat_win; i++) {
             RootMove *m = &moves[moves[i].rep];
             if (moves[i].cell == cell && !m->exact) {
@@ -244,8 +244,8 @@ analyze_root(Search *S, const Node *root, uint64_t budget, uint64_t outcome_budg
             }
         }
     }
-    if (use_nowin && !threat_win && !deadline_hit && !cancelled && !root->my_thr &&
-        !(root->opp_thr & (root->opp_thr - 1))) {
+    if (use_nowin && !threat_win && !S->clock.stop && !deadline_hit && !cancelled &&
+        !root->my_thr && !(root->opp_thr & (root->opp_thr - 1))) {
         mover_cannot_win = prove_nowin(S, root, 1, (S->clock.limit - S->clock.nodes) / 2) == NW_NOWIN;
         /* (Not under the exact rule, where an extra mark may hurt its owner.) */
         if (!root->opp_thr && !S->clock.stop && !sh->exact) {
