@@ -6,10 +6,16 @@ service's defaults; this asks what more nodes, or the stores, would change:
 
     .venv/bin/python bench/proof_share.py                       # both, 1 M nodes
     .venv/bin/python bench/proof_share.py --budget 30000000 --only plain
+    .venv/bin/python bench/proof_share.py --threats             # the threat search alone
+    .venv/bin/python bench/proof_share.py --sides --budget 20000000  # each side's proof apart
 
 The positions are ``bench/engine.py``'s (100 random 8x8 positions, 2 to 10
 marks, k = 4 and 5, seed 80); each is searched by a fresh engine (a 256 MiB
 table, the book not installed: an empty board is not among them).
+``--threats`` asks instead in how many of them the threat search alone
+(``_core.quiet_threat_win``, the root's first proof on these boards) proves
+the side to move's win; ``--sides`` runs the zone search (``_core.can_win``)
+for each side apart, as the root's two proofs that a side cannot win.
 """
 
 from __future__ import annotations
@@ -20,7 +26,50 @@ import time
 
 from engine import mid_game_positions
 
-from service.engine import Engine, store
+from service.engine import Board, Engine, Player, _core, store
+from service.engine.search import core_shape
+
+
+def threat_wins(positions: list[Board], budget: int) -> dict[str, object]:
+    """Per k: the positions where the threat search proves the side to move's win."""
+    won = {4: 0, 5: 0}
+    for board in positions:
+        x_to_move = board.side_to_move is Player.X
+        move, _ = _core.quiet_threat_win(
+            core_shape(board.shape), board.x, board.o, x_to_move, budget
+        )
+        won[board.k] += move >= 0
+    counts = {k: sum(b.k == k for b in positions) for k in won}
+    print(f"a win by threats: k=4 {won[4]} of {counts[4]}, k=5 {won[5]} of {counts[5]}")
+    return {"budget": budget, "threat_wins_k4": won[4], "threat_wins_k5": won[5]}
+
+
+def sides_apart(positions: list[Board], budget: int) -> dict[str, object]:
+    """Per k: the positions where the zone search settles both sides (a win or
+    a draw), one side only (that it cannot win), or neither."""
+    figures: dict[str, object] = {"budget": budget}
+    for k in (4, 5):
+        settled = {"both": 0, "one": 0, "neither": 0}
+        for board in (b for b in positions if b.k == k):
+            shape, x_to_move = core_shape(board.shape), board.side_to_move is Player.X
+            answers = []
+            for attacker_x in (x_to_move, not x_to_move):
+                table = _core.Table(64 << 20)
+                found, _ = _core.can_win(
+                    shape, table, board.x, board.o, x_to_move, attacker_x, budget
+                )
+                answers.append(found)
+            if True in answers or answers == [False, False]:
+                settled["both"] += 1
+            else:
+                settled["one" if False in answers else "neither"] += 1
+        print(
+            f"k={k}: both sides settled {settled['both']}, one side cannot win and the "
+            f"other unknown {settled['one']}, neither {settled['neither']}",
+            flush=True,
+        )
+        figures |= {f"k{k}_{name}": count for name, count in settled.items()}
+    return figures
 
 
 def main() -> None:
@@ -29,8 +78,14 @@ def main() -> None:
     parser.add_argument(
         "--only", choices=("plain", "stores"), help="one of the two runs (default: both)"
     )
+    parser.add_argument("--threats", action="store_true", help="the threat search alone")
+    parser.add_argument("--sides", action="store_true", help="each side's zone search apart")
     args = parser.parse_args()
     positions = mid_game_positions(100, seed=80, marks=(2, 10), sides=(8,))
+    if args.threats or args.sides:
+        report = threat_wins if args.threats else sides_apart
+        print(json.dumps(report(positions, args.budget)))
+        return
     stores = [store.load(path) for path in store.paths()]
     figures: dict[str, object] = {"budget": args.budget}
     runs = {None: (False, True), "plain": (False,), "stores": (True,)}[args.only]
