@@ -159,17 +159,28 @@ parse_position(PyObject *args, Shape **shape, Node *n)
     return 0;
 }
 
+/* The arguments of the threat searches: (shape, x, o, x_to_move, nodes). */
+static int
+read_threat_args(PyObject *args, ShapeObject **shape_object, uint64_t *x, uint64_t *o,
+                 int *x_to_move, uint64_t *nodes)
+{
+    PyObject *xo, *oo, *nodes_arg;
+    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, shape_object, &xo, &oo, x_to_move,
+                          &nodes_arg) ||
+        read_position(&(*shape_object)->shape, xo, oo, x, o) < 0 ||
+        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", nodes) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
 PyObject *
 core_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
     ShapeObject *shape_object;
-    PyObject *xo, *oo, *nodes_arg;
     int x_to_move;
     uint64_t x, o, nodes;
-    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, &shape_object, &xo, &oo, &x_to_move,
-                          &nodes_arg) ||
-        read_position(&shape_object->shape, xo, oo, &x, &o) < 0 ||
-        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
+    if (read_threat_args(args, &shape_object, &x, &o, &x_to_move, &nodes) < 0) {
         return NULL;
     }
     Shape *shape = &shape_object->shape;
@@ -187,13 +198,9 @@ PyObject *
 core_quiet_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
     ShapeObject *shape_object;
-    PyObject *xo, *oo, *nodes_arg;
     int x_to_move;
     uint64_t x, o, nodes;
-    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, &shape_object, &xo, &oo, &x_to_move,
-                          &nodes_arg) ||
-        read_position(&shape_object->shape, xo, oo, &x, &o) < 0 ||
-        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
+    if (read_threat_args(args, &shape_object, &x, &o, &x_to_move, &nodes) < 0) {
         return NULL;
     }
     Search S = {0};
