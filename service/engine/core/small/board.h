@@ -222,6 +222,25 @@ pass_turn(const Node *n, Node *out)
     out->summed = 0;
 }
 
+/* The empty cells of the side to move's open lines holding ``need`` or more of
+ * its marks: where a mark gives it a threat (need = k - 2: vcf()) or a line
+ * one mark from a threat (need = k - 3: vct()). */
+static inline uint64_t
+cells_of_lines_holding(const Shape *sh, const Node *n, int need)
+{
+    uint64_t found = 0;
+    uint64_t empty = sh->full & ~(n->me | n->opp);
+    for (int w = 0; w < sh->words; w++) {
+        for (uint64_t bits = n->my_open[w]; bits; bits &= bits - 1) {
+            int l = 64 * w + __builtin_ctzll(bits);
+            if (__builtin_popcountll(n->me & sh->line[l]) >= need) {
+                found |= sh->line[l] & empty;
+            }
+        }
+    }
+    return found;
+}
+
 /* Every empty cell that completes one of ``open``, lines open to ``mine``. */
 uint64_t threats_in(const Shape *sh, uint64_t mine, const lineset *open);
 

@@ -3,27 +3,6 @@
  */
 #include "search.h"
 
-/* Cells whose mark would give the side to move a threat (a line it can still
- * fill, holding k - 2 of its marks, gets a k - 1-th). */
-static uint64_t
-threat_makers(const Shape *sh, const Node *n)
-{
-    uint64_t found = 0;
-    uint64_t empty = sh->full & ~(n->me | n->opp);
-    int need = sh->k - 2;
-    for (int w = 0; w < sh->words; w++) {
-        uint64_t bits = n->my_open[w];
-        while (bits) {
-            int l = 64 * w + __builtin_ctzll(bits);
-            bits &= bits - 1;
-            if (__builtin_popcountll(n->me & sh->line[l]) == need) {
-                found |= sh->line[l] & empty;
-            }
-        }
-    }
-    return found;
-}
-
 HOT int
 vcf(Search *S, const Node *n, int depth)
 {
@@ -35,7 +14,8 @@ vcf(Search *S, const Node *n, int depth)
     if ((n->opp_thr & (n->opp_thr - 1)) || depth <= 0 || cells - n->marks < 3) {
         return 0;
     }
-    uint64_t candidates = threat_makers(sh, n);
+    /* (No line holds k - 1 and a free cell: that would be a threat, my_thr.) */
+    uint64_t candidates = cells_of_lines_holding(sh, n, sh->k - 2);
     if (n->opp_thr) {
         candidates &= n->opp_thr; /* the block must threaten too */
     }

@@ -37,10 +37,11 @@ vct_known(const VctEntry *slot, uint64_t key0, uint64_t key1, int attacker_moves
     return 1;
 }
 
-/* Each empty cell of ``cells`` weighed for the side holding ``mine``: over
- * its open lines ``open`` through the cell, 4 ** (its marks on the line). */
+/* ``cells`` into ``out``, handed out heaviest first (ties: the lowest cell)
+ * for the side holding ``mine``: a cell weighs, over its lines ``open`` to
+ * that side, 4 ** (the side's marks on the line). */
 static void
-weigh(const Shape *sh, uint64_t mine, const lineset *open, uint64_t cells, int *weight)
+weigh(const Shape *sh, uint64_t mine, const lineset *open, uint64_t cells, Moves *out)
 {
     int line_weight[MAX_LINES];
     for (int w = 0; w < sh->words; w++) {
@@ -49,31 +50,19 @@ weigh(const Shape *sh, uint64_t mine, const lineset *open, uint64_t cells, int *
             line_weight[l] = 1 << (2 * __builtin_popcountll(mine & sh->line[l]));
         }
     }
+    no_moves(out);
+    out->count = __builtin_popcountll(cells);
+    out->next = 0;
     for (; cells; cells &= cells - 1) {
         int c = __builtin_ctzll(cells), sum = 0;
         for (int j = 0; j < sh->nthrough[c]; j++) {
             int l = sh->through[c][j];
             sum += (*open)[l >> 6] >> (l & 63) & 1 ? line_weight[l] : 0;
         }
-        weight[c] = sum;
+        /* Slot c, so that equal weights go lowest cell first. */
+        out->cell[c] = (uint8_t)c;
+        out->key[c] = sum << SLOT_BITS | (LAST_SLOT - c);
     }
-}
-
-/* The heaviest cell of ``cells``, taken out of it; -1 when it is empty. */
-static int
-take_heaviest(uint64_t *cells, const int *weight)
-{
-    int best = -1;
-    for (uint64_t c = *cells; c; c &= c - 1) {
-        int cell = __builtin_ctzll(c);
-        if (best < 0 || weight[cell] > weight[best]) {
-            best = cell;
-        }
-    }
-    if (best >= 0) {
-        *cells &= ~((uint64_t)1 << best);
-    }
-    return best;
 }
 
 static int defend(Search *S, const Node *n, int depth);
@@ -85,19 +74,10 @@ static int
 threaten(Search *S, const Node *n, int depth, int *move)
 {
     const Shape *sh = S->sh;
-    uint64_t empty = sh->full & ~(n->me | n->opp), candidates = 0;
-    for (int w = 0; w < sh->words; w++) {
-        for (uint64_t bits = n->my_open[w]; bits; bits &= bits - 1) {
-            int l = 64 * w + __builtin_ctzll(bits);
-            if (__builtin_popcountll(n->me & sh->line[l]) >= sh->k - 3) {
-                candidates |= sh->line[l] & empty;
-            }
-        }
-    }
-    int weight[MAX_CELLS];
-    weigh(sh, n->me, &n->my_open, candidates, weight);
+    Moves candidates;
+    weigh(sh, n->me, &n->my_open, cells_of_lines_holding(sh, n, sh->k - 3), &candidates);
     Node child;
-    for (int c; (c = take_heaviest(&candidates, weight)) >= 0 && !S->clock.stop;) {
+    for (int c; (c = next_move(&candidates)) >= 0 && !S->clock.stop;) {
         play(sh, n, c, &child);
         if (defend(S, &child, depth - 1)) {
             *move = c;
@@ -171,10 +151,9 @@ defend(Search *S, const Node *n, int depth)
     if (won) {
         /* Every reply, those in the attacker's heaviest lines first (the
          * likeliest to refute it). */
-        uint64_t replies = sh->full & ~(n->me | n->opp);
-        int weight[MAX_CELLS];
-        weigh(sh, n->opp, &n->opp_open, replies, weight);
-        for (int c; won && (c = take_heaviest(&replies, weight)) >= 0 && !S->clock.stop;) {
+        Moves replies;
+        weigh(sh, n->opp, &n->opp_open, sh->full & ~(n->me | n->opp), &replies);
+        for (int c; won && (c = next_move(&replies)) >= 0 && !S->clock.stop;) {
             play(sh, n, c, &child);
             won = attack(S, &child, depth);
         }
