@@ -31,12 +31,11 @@ from local_server import REPO, LocalServer, reachable_3x3
 sys.path.insert(0, str(REPO))  # the tests' settings for a server without client limits
 
 from service.engine import Board, Engine, Player, geometry
-from tests.server import NO_CLIENT_LIMITS
 
-# The engine's measures ask a local server in bursts (161 empty boards answered
-# from the book in a second or two): its per-client limits, measured apart in
-# bench/fairness.py, would refuse them.
-UNLIMITED = NO_CLIENT_LIMITS
+# The engine's measures ask their local servers in bursts (161 empty boards
+# answered from the book in a second or two): the per-client limits, measured
+# apart in bench/fairness.py, would refuse them, so the servers run without.
+from tests.server import NO_CLIENT_LIMITS
 
 BASELINE_COMMIT = "0669846"  # main before the compiled search core
 # The literature's value of each empty board, one entry per game (rows <= cols);
@@ -427,7 +426,7 @@ def server_measures(
     scratch = Path(tempfile.mkdtemp(prefix="bench-engine-"))
     # Fresh moves: default settings, positions never asked before, one at a time.
     fresh = mid_game_positions(60, seed=20)
-    with LocalServer(UNLIMITED, scratch / "fresh.log", cpu=None) as server:
+    with LocalServer(NO_CLIENT_LIMITS, scratch / "fresh.log", cpu=None) as server:
         latencies = []
         stops: dict[str, int] = {}
         for board in fresh:
@@ -461,7 +460,7 @@ def server_measures(
     heavy = [Board.parse("." * i + "X" + "." * (47 - i) + "O", k=4) for i in (0, 5, 10, 15)]
     settings = {"TTT_NODE_BUDGET": "1000000000", "TTT_SEARCH_DEADLINE_MS": "4000"}
     stops: list[object] = []
-    with LocalServer({**settings, **UNLIMITED}, scratch / "cores.log", cpu=None) as server:
+    with LocalServer({**settings, **NO_CLIENT_LIMITS}, scratch / "cores.log", cpu=None) as server:
 
         def analyse(board: Board) -> None:
             _, answer, _ = post(
@@ -493,7 +492,7 @@ def server_measures(
         sevens += [b for b in mid_game_positions(50, seed=seed) if b.rows == 7]
         seed += 1
     body = {"requests": [{"board": b.format(), "k": b.k} for b in sevens[:100]]}
-    with LocalServer(UNLIMITED, scratch / "batch.log", cpu=None) as server:
+    with LocalServer(NO_CLIENT_LIMITS, scratch / "batch.log", cpu=None) as server:
         status, answer, seconds = post(server.url + "/v1/batch", body)
     assert status == 200, answer
     record(
@@ -532,7 +531,7 @@ def proof_measures(
         for cols in range(3, 9)
         for k in range(3, max(rows, cols) + 1)
     ]
-    with LocalServer(UNLIMITED, scratch / "empty.log", cpu=None) as server:
+    with LocalServer(NO_CLIENT_LIMITS, scratch / "empty.log", cpu=None) as server:
         slowest, right, wrong = 0.0, 0, []
         for rows, cols, k in boards:
             body = {"board": "." * rows * cols, "rows": rows, "cols": cols, "k": k}

@@ -29,27 +29,39 @@ import statistics
 from service.engine import Board, Engine, book, store
 
 
-def served_engine(budget: int) -> Engine:
-    """An engine as the service starts one: the book and the stores installed."""
-    engine = Engine(node_budget=budget)
-    book.load().install(engine)
-    store.install_all(engine)
-    return engine
+class Served:
+    """Engines as the service starts one: the book and the stores installed
+    (each read from disk once)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.kept = [book.load(), *(store.load(path) for path in store.paths())]
+
+    def engine(self) -> Engine:
+        engine = Engine(node_budget=self.budget)
+        for kept in self.kept:
+            kept.install(engine)
+        return engine
 
 
 def play_game(
-    k: int, ours_first: bool, server: Engine, budget: int, rng: random.Random, random_share: float
+    k: int,
+    ours_first: bool,
+    server: Engine,
+    served: Served,
+    rng: random.Random,
+    random_share: float,
 ) -> tuple[str, str, list[int]]:
     """One game: the server's answers proven or not (``P``/``-``), a new
     engine's on the same positions, and the server's node counts."""
     board = Board.empty(8, 8, k)
-    other = Engine(node_budget=budget)
+    other = Engine(node_budget=served.budget)
     kept, new, nodes = [], [], []
     ours_to_move = ours_first
     while not board.is_game_over():
         if ours_to_move:
             answer = server.search(board)
-            fresh = served_engine(budget).search(board)
+            fresh = served.engine().search(board)
             kept.append("P" if answer.outcome is not None else "-")
             new.append("P" if fresh.outcome is not None else "-")
             nodes.append(answer.nodes)
@@ -78,12 +90,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=29)
     args = parser.parse_args()
     figures: dict[str, object] = {"budget": args.budget, "games": args.games}
+    served = Served(args.budget)
     for k in args.k or [4, 5]:
         rng = random.Random(args.seed * 10 + k)
-        server = served_engine(args.budget)
+        server = served.engine()
         kept_all, new_all, lost, nodes = "", "", 0, []
         for game in range(args.games):
-            kept, new, counts = play_game(k, game % 2 == 0, server, args.budget, rng, args.random)
+            kept, new, counts = play_game(k, game % 2 == 0, server, served, rng, args.random)
             print(f"k={k} game {game} ({'X' if game % 2 == 0 else 'O'}): {kept}", flush=True)
             print(f"{'':>{len(f'k={k} game {game} (X): ')}}{new}", flush=True)
             kept_all, new_all = kept_all + kept, new_all + new
