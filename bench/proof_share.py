@@ -8,6 +8,7 @@ service's defaults; this asks what more nodes, or the stores, would change:
     .venv/bin/python bench/proof_share.py --budget 30000000 --only plain
     .venv/bin/python bench/proof_share.py --threats             # the threat search alone
     .venv/bin/python bench/proof_share.py --sides --budget 20000000  # each side's proof apart
+    .venv/bin/python bench/proof_share.py --two-marks 3 --budget 400000000  # a store's next layer
 
 The positions are ``bench/engine.py``'s (100 random 8x8 positions, 2 to 10
 marks, k = 4 and 5, seed 80); each is searched by a fresh engine (a 256 MiB
@@ -16,12 +17,17 @@ table, the book not installed: an empty board is not among them).
 (``_core.quiet_threat_win``, the root's first proof on these boards) proves
 the side to move's win; ``--sides`` runs the zone search (``_core.can_win``)
 for each side apart, as the root's two proofs that a side cannot win.
+``--two-marks N`` asks what a store of every two-mark 8x8 k = 5 position
+would cost: the same two proofs, on one core with a 1 GiB table, for N
+random positions of one X and one O mark, X to move, with their nodes and
+seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import time
 
 from engine import mid_game_positions
@@ -72,6 +78,41 @@ def sides_apart(positions: list[Board], budget: int) -> dict[str, object]:
     return figures
 
 
+def two_marks(count: int, budget: int) -> dict[str, object]:
+    """Each side's zone search on ``count`` random two-mark 8x8 k = 5 positions
+    (seed 1): what it settles, in how many nodes and seconds."""
+    shape = core_shape(Board.from_moves([], rows=8, cols=8, k=5).shape)
+    rng = random.Random(1)
+    rows = []
+    for _ in range(count):
+        x_cell, o_cell = rng.sample(range(64), 2)
+        for attacker_x in (True, False):
+            table = _core.Table(1 << 30)
+            started = time.perf_counter()
+            found, nodes = _core.can_win(
+                shape, table, 1 << x_cell, 1 << o_cell, True, attacker_x, budget
+            )
+            seconds = time.perf_counter() - started
+            side = "X" if attacker_x else "O"
+            verdict = {None: "unknown", False: "cannot win", True: "wins"}[found]
+            print(
+                f"X at {x_cell}, O at {o_cell}: {side} {verdict} "
+                f"({nodes:,} nodes, {seconds:.1f} s)",
+                flush=True,
+            )
+            rows.append(
+                {
+                    "x": x_cell,
+                    "o": o_cell,
+                    "attacker": side,
+                    "found": found,
+                    "nodes": nodes,
+                    "seconds": round(seconds, 1),
+                }
+            )
+    return {"budget": budget, "positions": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget", type=int, default=1_000_000, help="nodes per position")
@@ -80,7 +121,13 @@ def main() -> None:
     )
     parser.add_argument("--threats", action="store_true", help="the threat search alone")
     parser.add_argument("--sides", action="store_true", help="each side's zone search apart")
+    parser.add_argument(
+        "--two-marks", type=int, metavar="N", help="each side's proof on N two-mark positions"
+    )
     args = parser.parse_args()
+    if args.two_marks:
+        print(json.dumps(two_marks(args.two_marks, args.budget)))
+        return
     positions = mid_game_positions(100, seed=80, marks=(2, 10), sides=(8,))
     if args.threats or args.sides:
         report = threat_wins if args.threats else sides_apart
