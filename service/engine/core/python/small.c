@@ -159,18 +159,25 @@ parse_position(PyObject *args, Shape **shape, Node *n)
     return 0;
 }
 
-/* The arguments of the threat searches: (shape, x, o, x_to_move, nodes). */
+/* A threat search's start from its arguments (shape, x, o, x_to_move, nodes):
+ * the search state, limited to ``nodes``, and the root node. The shape's
+ * object is the caller's to keep alive while the search runs. */
 static int
-read_threat_args(PyObject *args, ShapeObject **shape_object, uint64_t *x, uint64_t *o,
-                 int *x_to_move, uint64_t *nodes)
+start_threat_search(PyObject *args, ShapeObject **shape_object, Search *S, Node *n)
 {
     PyObject *xo, *oo, *nodes_arg;
-    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, shape_object, &xo, &oo, x_to_move,
+    int x_to_move;
+    uint64_t x, o, nodes;
+    if (!PyArg_ParseTuple(args, "O&OOpO", shape_arg, shape_object, &xo, &oo, &x_to_move,
                           &nodes_arg) ||
-        read_position(&(*shape_object)->shape, xo, oo, x, o) < 0 ||
-        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", nodes) < 0) {
+        read_position(&(*shape_object)->shape, xo, oo, &x, &o) < 0 ||
+        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
         return -1;
     }
+    *S = (Search){0};
+    S->sh = &(*shape_object)->shape;
+    S->clock.limit = nodes;
+    root_node(S->sh, x, o, x_to_move, n);
     return 0;
 }
 
@@ -178,17 +185,11 @@ PyObject *
 core_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
     ShapeObject *shape_object;
-    int x_to_move;
-    uint64_t x, o, nodes;
-    if (read_threat_args(args, &shape_object, &x, &o, &x_to_move, &nodes) < 0) {
+    Search S;
+    Node n;
+    if (start_threat_search(args, &shape_object, &S, &n) < 0) {
         return NULL;
     }
-    Shape *shape = &shape_object->shape;
-    Search S = {0};
-    S.sh = shape;
-    S.clock.limit = nodes;
-    Node n;
-    root_node(shape, x, o, x_to_move, &n);
     int value = vcf(&S, &n, VCF_DEPTH);
     /* A search stopped by its limit found nothing it can claim. */
     return Py_BuildValue("(iK)", S.clock.stop ? 0 : value, (unsigned long long)S.clock.nodes);
@@ -198,19 +199,14 @@ PyObject *
 core_quiet_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
 {
     ShapeObject *shape_object;
-    int x_to_move;
-    uint64_t x, o, nodes;
-    if (read_threat_args(args, &shape_object, &x, &o, &x_to_move, &nodes) < 0) {
+    Search S;
+    Node n;
+    if (start_threat_search(args, &shape_object, &S, &n) < 0) {
         return NULL;
     }
-    Search S = {0};
-    S.sh = &shape_object->shape;
-    S.clock.limit = nodes;
-    Node n;
     int won, move;
     Py_INCREF(shape_object);
     Py_BEGIN_ALLOW_THREADS
-    root_node(S.sh, x, o, x_to_move, &n);
     won = vct(&S, &n, VCT_DEPTH, &move);
     Py_END_ALLOW_THREADS
     Py_DECREF(shape_object);
