@@ -257,6 +257,7 @@ def play_game(
     ours_first: bool,
     forfeit_ms: int,
     match_ms: int,
+    pause: float = PAUSE_SECONDS,
 ) -> Game:
     first, second = (ours, theirs) if ours_first else (theirs, ours)
     common = max(ours.turn_ms, theirs.turn_ms)
@@ -275,7 +276,7 @@ def play_game(
         placed(opening, size),
         answer_timeout=(common + forfeit_ms) / 1000,
         infos=(infos(first), infos(second)),
-        pause=PAUSE_SECONDS,
+        pause=pause,
     )
 
 
@@ -291,6 +292,7 @@ def run_match(
     match_ms: int,
     games_out: Path | None,
     workers: int = 2,
+    pause: float = PAUSE_SECONDS,
 ) -> tuple[Tally, str | None]:
     """Play up to ``pairs`` pairs (the openings in order, again from the first
     when they run out); with ``test``, stop when the SPRT decides."""
@@ -306,7 +308,7 @@ def run_match(
         return (
             index,
             ours_first,
-            play_game(ours, theirs, size, rule, opening, ours_first, forfeit_ms, match_ms),
+            play_game(ours, theirs, size, rule, opening, ours_first, forfeit_ms, match_ms, pause),
         )
 
     began = time.monotonic()
@@ -470,6 +472,18 @@ def main() -> int:
     parser.add_argument(
         "--forfeit-ms", type=int, default=5000, help="a reply this much past the turn loses"
     )
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=0,
+        help="each side's nodes a move (INFO max_node; the turn still caps it)",
+    )
+    parser.add_argument(
+        "--pause-ms",
+        type=int,
+        default=round(PAUSE_SECONDS * 1000),
+        help="the referee's wait before each move is asked for (Rapfi needs 30)",
+    )
     parser.add_argument("--our-info", action="append", default=[], help="an INFO line for ours")
     parser.add_argument("--their-info", action="append", default=[], help="... for theirs")
     parser.add_argument("--games", type=Path, help="append every game (JSON lines) to this file")
@@ -543,18 +557,19 @@ def main() -> int:
         test = (elo0, elo1)
     rule = Rule(args.rule)
     openings = read_openings(args.openings)
+    nodes = [f"max_node {args.nodes}"] if args.nodes else []
     with tempfile.TemporaryDirectory(prefix="match-") as scratch:
         ours = Side(
             args.ours,
             entrant(args.ours, Path(scratch)),
             args.turn_ms,
-            tuple(f"INFO {i}" for i in args.our_info),
+            tuple(f"INFO {i}" for i in [*nodes, *args.our_info]),
         )
         theirs = Side(
             args.opponent,
             entrant(args.opponent, Path(scratch)),
             args.their_turn_ms or args.turn_ms,
-            tuple(f"INFO {i}" for i in args.their_info),
+            tuple(f"INFO {i}" for i in [*nodes, *args.their_info]),
         )
         with busy_machine(args.busy):  # after the entrants: a brain@REV builds unloaded
             tally, decided = run_match(
@@ -569,6 +584,7 @@ def main() -> int:
                 args.match_ms,
                 args.games,
                 args.workers,
+                args.pause_ms / 1000,
             )
     row = summary(tally, ours, theirs, args.size, rule, test, decided)
     row["busy"] = args.busy

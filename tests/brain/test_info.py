@@ -16,6 +16,7 @@ KEYS = [
     "max_memory",
     "rule",
     "max_depth",
+    "max_node",
     "thread_num",
     "game_type",
     "evaluate",
@@ -86,6 +87,36 @@ def test_a_manager_reads_no_answer_to_any_info_line() -> None:
         assert_legal(process.ask("BEGIN"))
         process.info("INFO rule 4", "INFO time_left -300", *CLOCK)
         assert_legal(process.ask("TURN 0,0"))
+
+
+# A quiet opening no search settles: without a node count each move would take
+# its turn of ten minutes.
+FIXED_NODES = ["INFO timeout_turn 600000", "INFO max_node 20000"]
+MOVES = ["BEGIN", "TURN 8,8", "TURN 6,8", "TURN 9,6"]
+
+
+def test_max_node_ends_each_search_at_its_count() -> None:
+    with brain() as process:
+        assert process.ask("START 15") == "OK"
+        process.info(*FIXED_NODES)
+        moves = [parse_move(process.ask(line, timeout=60)) for line in MOVES]
+    assert len(set(moves)) == len(moves)
+
+
+def test_a_node_count_answers_alike_on_any_number_of_threads() -> None:
+    """A count of nodes, like a depth, is one answer for a position (the
+    fixed-node matches of bench/match.py rely on it): one thread searches."""
+    one = run("START 15", *FIXED_NODES, *MOVES)
+    two = run("START 15", *FIXED_NODES, "INFO thread_num 2", *MOVES)
+    assert one == two and len([line for line in one if not is_talk(line)]) == 5
+
+
+def test_max_node_zero_is_no_count() -> None:
+    """0 lifts the count again: the turn's clock ends the search."""
+    answers = run("START 15", "INFO max_node 100", "INFO max_node 0", *CLOCK, "BEGIN")
+    spoken = [line for line in answers if not is_talk(line)]
+    assert spoken[0] == "OK" and not any(line.startswith("MESSAGE") for line in answers)
+    assert_legal(spoken[1])
 
 
 def test_a_notice_waits_for_the_next_command_and_is_talk() -> None:

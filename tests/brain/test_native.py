@@ -114,6 +114,10 @@ SAME_AS_PYTHON = {
         *("START 15", "INFO max_depth 5", "INFO timeout_turn 5000", "BEGIN"),
         *("TURN 8,8", "TURN 6,8", "TURN 9,6", "TURN 5,9"),
     ],
+    "a fixed node count's moves": [
+        *("START 15", "INFO max_node 20000", "INFO timeout_turn 600000", "BEGIN"),
+        *("TURN 8,8", "TURN 6,8", "TURN 9,6", "TURN 5,9"),
+    ],
     "unknown commands": [
         "FOO bar",
         "start 15",
@@ -163,6 +167,7 @@ def test_a_turn_is_kept_to_its_clock(native: Executable) -> None:
 def test_no_info_line_is_answered(native: Executable) -> None:
     values = ["1000", "0", "-1", "2147483647", "9" * 40, "soon", "", "1.5", "  12  "]
     keys = ["timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "max_depth"]
+    keys += ["max_node"]
     every = [f"INFO {key} {value}" for key in keys for value in values]
     lines = ["START 15", *every, "INFO", "INFO " + "9" * 5000, *CLOCK, "INFO time_left 2147483647"]
     answers = spoken(session(native, [*lines, "BEGIN"]))

@@ -84,7 +84,10 @@ play(Brain *b)
     Control control;
     control_init(&control, deadline_after(started, think));
     searching(b, &control);
-    int result = engine_search(engine, &p, NODE_BUDGET, &control, b->threads, &b->analysis);
+    /* A node count is one answer for a position: one thread, as max_depth. */
+    uint64_t budget = b->max_nodes > 0 ? b->max_nodes : NODE_BUDGET;
+    int threads = b->max_nodes > 0 ? 1 : b->threads;
+    int result = engine_search(engine, &p, budget, &control, threads, &b->analysis);
     searched(b);
     if (result < 0) {
         return fail_with(b, "internal error: the search could not start");

@@ -36,6 +36,7 @@ typedef struct {
     int rule, opening;
     uint64_t table_bytes;
     int max_depth;
+    uint64_t max_nodes; /* INFO max_node: a move's search's nodes, 0 for no limit */
     int threads; /* INFO thread_num: the move's search threads (1 to MAX_THREADS) */
     Engine engine;
     int has_engine;

@@ -1,6 +1,6 @@
 /*
  * INFO (session.h): the clock's limits, the rule, the table's memory, the
- * depth and the threads. Never answered: what cannot be taken becomes a notice.
+ * depth, the nodes and the threads. Never answered: what cannot be taken becomes a notice.
  */
 #include "session.h"
 
@@ -91,7 +91,8 @@ info_command(Brain *b, const char *argument)
     }
     key[key_length] = '\0';
     static const char *const KEYS[] = {"timeout_turn", "timeout_match", "time_left", "max_memory",
-                                       "rule",         "max_depth",     "thread_num"};
+                                       "rule",         "max_depth",     "max_node",
+                                       "thread_num"};
     int known = 0;
     for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++) {
         known |= strcmp(key, KEYS[i]) == 0;
@@ -128,6 +129,10 @@ info_command(Brain *b, const char *argument)
     }
     else if (strcmp(key, "max_depth") == 0) {
         set_depth(b, number);
+    }
+    else if (strcmp(key, "max_node") == 0) {
+        /* 0: none, as NODE_BUDGET (a search of about twenty minutes) and over it */
+        b->max_nodes = (uint64_t)number < NODE_BUDGET ? (uint64_t)number : 0;
     }
     else if (strcmp(key, "thread_num") == 0) {
         set_threads(b, number);
