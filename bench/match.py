@@ -65,6 +65,7 @@ from tests.brain.manager import BRAIN, Entrant, Game, play
 
 OPENINGS = REPO / "bench" / "openings"
 PAUSE_SECONDS = 0.03  # before each move is asked for (see tests/brain/manager.play)
+NODES_TURN_MS = 60_000  # the turn of a fixed-node match: the count, not the clock, ends a search
 
 
 @dataclass(frozen=True)
@@ -137,19 +138,42 @@ def make_openings(
     return [tuple((x - 7, y - 7) for x, y in stones) for stones in chosen]
 
 
+def decided_by(
+    candidates: Sequence[Opening],
+    rule: Rule,
+    strong: Side,
+    weak: Side,
+    workers: int,
+    pause: float = PAUSE_SECONDS,
+) -> list[Opening]:
+    """The candidates that strength decides: this brain as ``strong`` plays a
+    pair from each against itself as ``weak`` and wins both games. An opening
+    that one colour wins whatever the sides' strength scores 1-1 for any two
+    entrants, and tells a match nothing."""
+    tally, _ = run_match(
+        strong, weak, 15, rule, candidates, len(candidates), None, 5_000, 0, None, workers, pause
+    )
+    return kept_openings(candidates, tally.by_pair)
+
+
 def decided_by_time(
     candidates: Sequence[Opening], rule: Rule, strong_ms: int, weak_ms: int, workers: int
 ) -> list[Opening]:
-    """The candidates that time decides: this brain at ``strong_ms`` a turn
-    plays a pair from each against itself at ``weak_ms`` and wins both games.
-    An opening that one colour wins whatever the sides' time scores 1-1 for
-    any two entrants, and tells a match nothing."""
+    """The candidates the brain at ``strong_ms`` a turn wins twice at ``weak_ms``."""
     strong = Side("strong", entrant("brain", Path()), strong_ms)
     weak = Side("weak", entrant("brain", Path()), weak_ms)
-    tally, _ = run_match(
-        strong, weak, 15, rule, candidates, len(candidates), None, 5_000, 0, None, workers
-    )
-    return kept_openings(candidates, tally.by_pair)
+    return decided_by(candidates, rule, strong, weak, workers)
+
+
+def decided_by_nodes(
+    candidates: Sequence[Opening], rule: Rule, strong_nodes: int, weak_nodes: int, workers: int
+) -> list[Opening]:
+    """The candidates the brain at ``strong_nodes`` a move wins twice at
+    ``weak_nodes``: a fixed-node match, so the same every time it is run."""
+    brain = entrant("brain", Path())
+    strong = Side("strong", brain, NODES_TURN_MS, (f"INFO max_node {strong_nodes}",))
+    weak = Side("weak", brain, NODES_TURN_MS, (f"INFO max_node {weak_nodes}",))
+    return decided_by(candidates, rule, strong, weak, workers, pause=0.0)
 
 
 def position(opening: Opening) -> Position:
@@ -509,13 +533,40 @@ def main() -> int:
         help="with --make-openings: keep those this brain wins with both colours at "
         "STRONG_MS a turn against itself at WEAK_MS",
     )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        help="with --make-openings and --decided-by-nodes: judge this file's openings, in order",
+    )
+    parser.add_argument(
+        "--decided-by-nodes",
+        metavar="STRONG,WEAK",
+        help="with --make-openings --from: keep those this brain wins with both colours at "
+        "STRONG nodes a move against itself at WEAK",
+    )
     parser.add_argument("--seed", type=int, default=27)
     args = parser.parse_args()
 
     if args.make_openings:
         rule = Rule(args.rule)
         count = args.make_openings
-        if args.decided_by is None:
+        if args.decided_by_nodes is not None:
+            if args.source is None:
+                parser.error("--decided-by-nodes judges the openings of a file: give --from")
+            strong_nodes, weak_nodes = (int(n) for n in args.decided_by_nodes.split(","))
+            if strong_nodes <= weak_nodes:
+                parser.error("--decided-by-nodes STRONG,WEAK: STRONG must be the larger")
+            source = read_openings(args.source)
+            judged = decided_by_nodes(source, rule, strong_nodes, weak_nodes, args.workers)
+            openings = judged[:count]
+            how = f"of the {len(source)} in {args.source.name}, decided_by_nodes"
+            how += f"({strong_nodes}, {weak_nodes})"
+            kept = (
+                f"won with both colours by this brain at {strong_nodes} nodes a move, itself at "
+                f"{weak_nodes} ({len(judged)} of {len(source)})"
+            )
+        elif args.decided_by is None:
             openings = make_openings(count, args.seed, args.balance, 200_000, rule)
             how = f"make_openings(count={count}, seed={args.seed}, balance={args.balance}, "
             how += f"nodes=200000, rule={rule.value})"

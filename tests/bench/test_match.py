@@ -171,6 +171,32 @@ def test_openings_are_kept_when_the_stronger_side_wins_both_games(
     assert tally.by_pair == {3: 2.0, 0: 1.0} and tally.pair_points == [2.0, 1.0]
 
 
+def test_openings_decided_by_nodes_are_judged_by_a_fixed_node_match(
+    bench: tuple[ModuleType, ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--decided-by-nodes``: the brain against itself, each side's count of
+    nodes sent as INFO max_node, no referee's pause, a turn the count ends
+    first; the openings whose pair the larger count won twice are kept."""
+    _, match = bench
+    candidates = [((0, 0),), ((1, 0),), ((2, 0),)]
+    seen: list[tuple[object, ...]] = []
+
+    def played(*args: object) -> tuple[object, None]:
+        seen.append(args)
+        tally = match.Tally()
+        for index, points in enumerate([[1.0, 1.0], [1.0, 0.0], [0.5, 1.0]]):
+            tally.pair(points, index)
+        return tally, None
+
+    monkeypatch.setattr(match, "run_match", played)
+    assert match.decided_by_nodes(candidates, Rule.FREESTYLE, 8000, 2000, 2) == [((0, 0),)]
+    (args,) = seen
+    strong, weak = args[:2]
+    assert strong.infos == ("INFO max_node 8000",) and weak.infos == ("INFO max_node 2000",)
+    assert strong.turn_ms == weak.turn_ms == match.NODES_TURN_MS
+    assert args[4] == candidates and args[-1] == 0.0
+
+
 def test_decided_openings_judge_each_position_once_and_stop(
     bench: tuple[ModuleType, ModuleType],
 ) -> None:
