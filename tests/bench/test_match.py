@@ -101,7 +101,14 @@ def test_openings_are_read_and_placed_around_the_centre(
     bench: tuple[ModuleType, ModuleType], tmp_path: Path
 ) -> None:
     _, match = bench
-    for name in ("decided.txt", "balanced.txt", "renju.txt", "renju64.txt", "wide.txt"):
+    for name in (
+        "decided.txt",
+        "balanced.txt",
+        "renju.txt",
+        "renju64.txt",
+        "wide.txt",
+        "contested.txt",
+    ):
         committed = match.read_openings(BENCH / "openings" / name)
         assert len(committed) >= 32 and len(set(committed)) == len(committed)
         assert all(2 <= len(o) <= 5 and all(abs(d) <= 3 for s in o for d in s) for o in committed)
