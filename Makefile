@@ -226,7 +226,7 @@ bench: $(DEV_STAMP)
 	@echo "A change measured against Rapfi, paired by opening with its parent:"
 	@echo "  make gauntlet REFERENCE=/path/to/pbrain-rapfi"
 	@echo "A change at a fixed count of nodes, the clock left out (docs/strength.md#fixed-node-matches):"
-	@echo "  make match MATCH_ARGS='--nodes 100000 --turn-ms 60000 --pause-ms 0 --pairs 192 --openings bench/openings/contested.txt'"
+	@echo "  make match MATCH_ARGS='--nodes 100000 --turn-ms 60000 --pause-ms 0 --pairs 845 --openings bench/openings/contested.txt'"
 	@echo "Where the lost games of a match or a gauntlet were lost, in Rapfi's eyes:"
 	@echo "  .venv/bin/python bench/blunders.py GAMES.jsonl --reference /path/to/pbrain-rapfi --ours brain@main"
 	@echo "The clock with the machine busy:  make match OPPONENT=brain MATCH_ARGS='--turn-ms 300 --pairs 24 --busy 2'"

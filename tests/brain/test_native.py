@@ -166,8 +166,15 @@ def test_a_turn_is_kept_to_its_clock(native: Executable) -> None:
 
 def test_no_info_line_is_answered(native: Executable) -> None:
     values = ["1000", "0", "-1", "2147483647", "9" * 40, "soon", "", "1.5", "  12  "]
-    keys = ["timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "max_depth"]
-    keys += ["max_node"]
+    keys = [
+        "timeout_turn",
+        "timeout_match",
+        "time_left",
+        "max_memory",
+        "rule",
+        "max_depth",
+        "max_node",
+    ]
     every = [f"INFO {key} {value}" for key in keys for value in values]
     lines = ["START 15", *every, "INFO", "INFO " + "9" * 5000, *CLOCK, "INFO time_left 2147483647"]
     answers = spoken(session(native, [*lines, "BEGIN"]))
