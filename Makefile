@@ -20,7 +20,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages mingw brain brain-windows lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match gauntlet selfplay tune bench bench-profile bench-sweep openapi doc-examples lock clean
+.PHONY: run test tools debian-packages mingw brain brain-windows lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match gauntlet selfplay tune tune-labels label bench bench-profile bench-sweep openapi doc-examples lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -227,6 +227,8 @@ bench: $(DEV_STAMP)
 	@echo "  make gauntlet REFERENCE=/path/to/pbrain-rapfi"
 	@echo "A change at a fixed count of nodes, the clock left out (docs/strength.md#fixed-node-matches):"
 	@echo "  make match MATCH_ARGS='--nodes 100000 --turn-ms 60000 --pause-ms 0 --pairs 845 --openings bench/openings/contested.txt'"
+	@echo "A change against Rapfi at a fixed count of nodes (both sides; docs/strength.md#fixed-node-matches):"
+	@echo "  make gauntlet REFERENCE=/path/to/pbrain-rapfi BASELINE=brain@main GAUNTLET_ARGS='--nodes 100000 --turn-ms 60000 --pairs 256 --openings bench/openings/contested.txt'"
 	@echo "Where the lost games of a match or a gauntlet were lost, in Rapfi's eyes:"
 	@echo "  .venv/bin/python bench/blunders.py GAMES.jsonl --reference /path/to/pbrain-rapfi --ours brain@main"
 	@echo "The clock with the machine busy:  make match OPPONENT=brain MATCH_ARGS='--turn-ms 300 --pairs 24 --busy 2'"
@@ -269,6 +271,19 @@ selfplay: $(DEV_STAMP)
 
 tune: $(DEV_STAMP)
 	$(PY) bench/tune.py bench/results/selfplay.jsonl
+
+# The weights in force: fitted to a reference engine's searched values
+# (docs/strength.md#the-evaluation). tune-labels refits them from the committed
+# positions and values (bench/labels/); label makes a new set from games
+# (LABEL_GAMES: bench/match.py --games or self-play files), each quiet
+# position valued by REFERENCE (e.g. Rapfi) at 20,000 nodes.
+LABELS ?= bench/labels/rapfi-20k.jsonl.gz
+tune-labels: $(DEV_STAMP)
+	$(PY) bench/tune.py $(LABELS) --labels
+
+label: $(DEV_STAMP)
+	@test -n "$(REFERENCE)" -a -n "$(LABEL_GAMES)" || { echo "make label REFERENCE=/path/to/brain LABEL_GAMES='games.jsonl ...' [LABELS=out.jsonl.gz]"; exit 2; }
+	$(PY) bench/label.py $(LABEL_GAMES) --reference $(REFERENCE) --per-game 6 --out $(LABELS)
 
 # (8,8,5) proven from the empty board without the book, on every core: about
 # 6.5 minutes on two (the target: 10); it stops after an hour.

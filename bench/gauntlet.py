@@ -8,6 +8,10 @@ candidate's gain is its difference from the baseline, opening by opening.
     # another; several candidates share the baseline's games
     .venv/bin/python bench/gauntlet.py --reference $R --baseline brain@main \\
         --candidate brain@exp-a --candidate brain@exp-b
+    # at a fixed count of nodes a move, every side (INFO max_node): the same
+    # games on every run, whatever the machine's load
+    .venv/bin/python bench/gauntlet.py --reference $R --baseline brain@main \\
+        --candidate brain@exp-a --nodes 100000 --turn-ms 60000
     # one brain on one thread and on two (INFO lines by entrant: 0 the baseline)
     .venv/bin/python bench/gauntlet.py --reference $R --baseline brain --candidate brain \\
         --info "1:thread_num 2" --workers 1
@@ -99,6 +103,19 @@ def progress(tallies: Sequence[Tally]) -> str:
     return line
 
 
+def side_infos(
+    options: Sequence[str], entrants: int, nodes: int
+) -> tuple[list[tuple[str, ...]], tuple[str, ...]]:
+    """Each entrant's INFO lines and the reference's: ``--nodes`` (when not
+    0) for every side, then each entrant's ``--info`` lines.
+
+    >>> side_infos(["1:thread_num 2"], 2, 500)
+    ([('INFO max_node 500',), ('INFO max_node 500', 'INFO thread_num 2')], ('INFO max_node 500',))
+    """
+    count = (f"INFO max_node {nodes}",) if nodes else ()
+    return [(*count, *lines) for lines in entrant_infos(options, entrants)], count
+
+
 def entrant_infos(options: Sequence[str], entrants: int) -> list[tuple[str, ...]]:
     """The INFO lines of each entrant from ``--info N:KEY VALUE`` options.
 
@@ -155,6 +172,13 @@ def main() -> int:
     parser.add_argument("--games", type=Path, help="append every game (JSON lines) to this file")
     parser.add_argument("--workers", type=int, default=2, help="games at once")
     parser.add_argument(
+        "--nodes",
+        type=int,
+        default=0,
+        help="every side's nodes a move, the reference's too (INFO max_node; the turn "
+        "still caps it)",
+    )
+    parser.add_argument(
         "--info",
         action="append",
         default=[],
@@ -168,7 +192,7 @@ def main() -> int:
     rule = Rule(args.rule)
     openings = read_openings(args.openings)
     specs = [args.baseline, *(args.candidate or ["brain"])]
-    infos = entrant_infos(args.info, len(specs))
+    infos, reference_infos = side_infos(args.info, len(specs), args.nodes)
     tallies = [Tally() for _ in specs]
     points: dict[tuple[int, int], list[float]] = {}
     lock = threading.Lock()
@@ -182,6 +206,7 @@ def main() -> int:
             args.reference,
             entrant(args.reference, Path(scratch)),
             args.their_turn_ms or args.turn_ms,
+            reference_infos,
         )
         began = time.monotonic()
         reported = 0

@@ -23,17 +23,27 @@ towards the weights in force (the features are far from independent: a kind
 is made of patterns). Only quiet positions count: no five point and no open
 four point for either side (there the search decides, not the evaluation),
 at most POSITIONS_PER_GAME from each game, drawn with a fixed seed.
+
+``--labels`` fits to a reference engine's searched values instead of the
+games' outcomes (``bench/label.py``): each position's target is the
+reference's winning chance, 1 / (1 + exp(-value / --label-scale)), 1 or 0
+for a forced result; the same model, loss and hold-out. The weights in
+force are that fit (docs/strength.md#the-evaluation):
+
+    .venv/bin/python bench/tune.py bench/labels/rapfi-20k.jsonl.gz --labels
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import random
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +57,7 @@ from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, PATTERN_NAMES
 FITTED_PATTERNS = range(1, 9)  # b1 to f4: dead is 0, five never in a quiet position
 FITTED_KINDS = range(1, 8)  # f2 to flex4
 POSITIONS_PER_GAME = 10
+DECIDED = 50_000  # bench/label.py's values beyond this are forced results
 RIDGE = 0.01  # per position, in units of (weight / SCALE)^2: a nudge, not a prior
 
 
@@ -157,6 +168,30 @@ def samples(games_file: Path, seed: int) -> tuple[list[list[int]], list[float], 
     return xs, ys, games
 
 
+def labelled_samples(
+    labels_file: Path, label_scale: float
+) -> tuple[list[list[int]], list[float], int]:
+    """The positions of ``bench/label.py``'s output (gzipped where its name
+    ends in .gz), each with the reference's value as the target: P(the side
+    to move wins) = 1 / (1 + exp(-value / label_scale)), a forced result 1
+    or 0."""
+    xs: list[list[int]] = []
+    ys: list[float] = []
+    data = labels_file.read_bytes()
+    text = (gzip.decompress(data) if labels_file.suffix == ".gz" else data).decode()
+    for line in text.splitlines():
+        record = json.loads(line)
+        size, value = record["size"], record["value"]
+        found = features(size, size, 5, record["rule"] == "exact", record["moves"])
+        if found is None:
+            continue
+        xs.append(found)
+        ys.append(
+            1.0 if value >= DECIDED else 0.0 if value <= -DECIDED else _sigmoid(value / label_scale)
+        )
+    return xs, ys, len(xs)
+
+
 def _sigmoid(z: float) -> float:
     if z >= 0:
         return 1 / (1 + math.exp(-z))
@@ -249,11 +284,67 @@ def fit_weights(
     return w
 
 
+@dataclass(frozen=True)
+class Fit:
+    """A fit's weights, its logistic scale, the held-out log loss before and
+    after, and how many positions it fitted and held out."""
+
+    weights: Weights
+    scale: float
+    before: float
+    after: float
+    fitted: int
+    held_out: int
+
+
+def fit_split(
+    xs: Sequence[Sequence[int]],
+    ys: Sequence[float],
+    base: Weights,
+    seed: int,
+    hold_out: float,
+    free_tempo: bool,
+) -> Fit:
+    """The weights fitted from ``base`` to all but a ``hold_out`` share of
+    the positions (drawn with ``seed``), and checked on that share: the scale
+    first with ``base``, then the weights, the tempo kept unless
+    ``free_tempo``."""
+    cut = int(len(xs) * (1 - hold_out))
+    order = list(range(len(xs)))
+    random.Random(seed).shuffle(order)
+    txs, tys = [xs[i] for i in order[:cut]], [ys[i] for i in order[:cut]]
+    cxs, cys = [xs[i] for i in order[cut:]], [ys[i] for i in order[cut:]]
+    w0 = as_vector(base)
+    scale = fit_scale(txs, tys, w0)
+    before = log_loss(cxs, cys, w0, scale)
+    fixed = () if free_tempo else (len(w0) - 1,)
+    fitted = as_weights(fit_weights(txs, tys, w0, scale, fixed=fixed), base)
+    after = log_loss(cxs, cys, as_vector(fitted), scale)
+    return Fit(fitted, scale, before, after, len(txs), len(cxs))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("games", type=Path)
+    parser.add_argument("games", type=Path, help="games, or with --labels bench/label.py's output")
+    parser.add_argument(
+        "--labels",
+        action="store_true",
+        help="the file holds labelled positions (bench/label.py): fit to their values",
+    )
+    parser.add_argument(
+        "--label-scale",
+        type=float,
+        default=200.0,
+        help="the labels' logistic scale (Rapfi's: 200)",
+    )
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--out", type=Path, default=EVALUATION_FILE)
+    parser.add_argument(
+        "--base",
+        type=Path,
+        default=EVALUATION_FILE,
+        help="the weights the fit starts from and is pulled towards (default: those in force)",
+    )
     parser.add_argument(
         "--hold-out", type=float, default=0.2, help="share of positions kept for the check"
     )
@@ -264,23 +355,15 @@ def main() -> int:
     )
     args = parser.parse_args()
     began = time.monotonic()
-    base = load(EVALUATION_FILE)
-    xs, ys, games = samples(args.games, args.seed)
-    cut = int(len(xs) * (1 - args.hold_out))
-    order = list(range(len(xs)))
-    random.Random(args.seed).shuffle(order)
-    train = [order[i] for i in range(cut)]
-    check = [order[i] for i in range(cut, len(xs))]
-    txs, tys = [xs[i] for i in train], [ys[i] for i in train]
-    cxs, cys = [xs[i] for i in check], [ys[i] for i in check]
-    w0 = as_vector(base)
-    scale = fit_scale(txs, tys, w0)
-    before = log_loss(cxs, cys, w0, scale)
-    fixed = () if args.free_tempo else (len(w0) - 1,)
-    fitted = as_weights(fit_weights(txs, tys, w0, scale, fixed=fixed), base)
-    after = log_loss(cxs, cys, as_vector(fitted), scale)
+    base = load(args.base)
+    if args.labels:
+        xs, ys, games = labelled_samples(args.games, args.label_scale)
+    else:
+        xs, ys, games = samples(args.games, args.seed)
+    fit = fit_split(xs, ys, base, args.seed, args.hold_out, args.free_tempo)
+    fitted, scale, before, after = fit.weights, fit.scale, fit.before, fit.after
     print(
-        f"{games} games, {len(xs)} quiet positions ({len(txs)} fitted, {len(cxs)} held out); "
+        f"{games} games, {len(xs)} quiet positions ({fit.fitted} fitted, {fit.held_out} held out); "
         f"scale {scale:.0f}; held-out log loss {before:.4f} -> {after:.4f}; "
         f"{time.monotonic() - began:.0f} s"
     )
@@ -291,11 +374,12 @@ def main() -> int:
         "kind_bonus_other": dict(zip(KIND_NAMES, fitted.kind_bonus_other, strict=True)),
         "tempo": fitted.tempo,
         "fitted": {
-            "command": f"bench/tune.py {args.games.name} --seed {args.seed}"
+            "command": f"bench/tune.py {args.games} --seed {args.seed}"
+            + (f" --labels --label-scale {args.label_scale:g}" if args.labels else "")
             + (" --free-tempo" if args.free_tempo else ""),
             "games": games,
             "positions": len(xs),
-            "held_out": len(cxs),
+            "held_out": fit.held_out,
             "scale": round(scale, 1),
             "held_out_log_loss": {"before": round(before, 5), "after": round(after, 5)},
             "from": {

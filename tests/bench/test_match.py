@@ -338,6 +338,20 @@ def test_the_gauntlet_gives_each_entrant_its_own_info_lines() -> None:
             gauntlet.entrant_infos([wrong], 2)
 
 
+def test_a_fixed_count_of_nodes_goes_to_every_side_of_the_gauntlet() -> None:
+    """``--nodes N``: every entrant and the reference get ``INFO max_node N``
+    (before an entrant's own lines); without it, nobody does."""
+    gauntlet = bench_module("gauntlet")
+    entrants, reference = gauntlet.side_infos(["1:thread_num 2"], 3, 100000)
+    assert entrants == [
+        ("INFO max_node 100000",),
+        ("INFO max_node 100000", "INFO thread_num 2"),
+        ("INFO max_node 100000",),
+    ]
+    assert reference == ("INFO max_node 100000",)
+    assert gauntlet.side_infos(["0:rule 1"], 2, 0) == ([("INFO rule 1",), ()], ())
+
+
 def test_the_games_report_counts_by_colour_and_finds_where_replies_turned_instant() -> None:
     games_report = bench_module("games_report")
     assert games_report.our_colour(3, True) == "O" and games_report.our_colour(2, True) == "X"
