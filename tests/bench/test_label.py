@@ -12,9 +12,12 @@ from types import ModuleType
 
 import pytest
 
+from service.engine import evaluation
 from tests.bench.test_blunders import FAKE_REFERENCE
 from tests.bench.test_match import bench_module
 from tests.brain.manager import Entrant
+
+REPO = Path(__file__).resolve().parents[2]
 
 # The fake reference of test_blunders.py, which also records every command.
 RECORDING_REFERENCE = FAKE_REFERENCE.replace(
@@ -128,3 +131,24 @@ def test_the_fit_to_labels_recovers_the_values_behind_them(
     # As close to the labels as the weights behind them (up to the ridge).
     assert loss < tune.log_loss(got, ys, true, 1000.0) + 0.002
 
+
+def test_the_weights_in_force_are_the_fit_of_the_committed_labels(
+    tune: ModuleType, tmp_path: Path
+) -> None:
+    """service/engine/evaluation.json is what ``bench/tune.py
+    bench/labels/rapfi-20k.jsonl.gz --labels`` fits from the weights it
+    records as its start: the fit replays without the reference engine."""
+    record = json.loads(evaluation.EVALUATION_FILE.read_text())
+    fitted = record["fitted"]
+    assert fitted["command"] == (
+        "bench/tune.py bench/labels/rapfi-20k.jsonl.gz --seed 27 --labels --label-scale 200"
+    )
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(fitted["from"]))
+    labels = REPO / "bench" / "labels" / "rapfi-20k.jsonl.gz"
+    xs, ys, _ = tune.labelled_samples(labels, 200.0)
+    assert len(xs) == fitted["positions"]
+    fit = tune.fit_split(xs, ys, evaluation.load(base), 27, 0.2, False)
+    assert fit.weights == evaluation.load(evaluation.EVALUATION_FILE)
+    assert round(fit.scale, 1) == fitted["scale"]
+    assert round(fit.after, 5) == fitted["held_out_log_loss"]["after"]
