@@ -36,7 +36,7 @@ from pathlib import Path
 
 from blunders import GOMOCUP_RULE, parse_eval
 from local_server import REPO
-from tune import as_self_play, features
+from tune import features, shuffled_games
 
 sys.path.insert(0, str(REPO))
 
@@ -63,14 +63,9 @@ def drawn_positions(
     positions ``at_horizon()``), as label records without their value."""
     rng = random.Random(seed)
     for games_file in games_files:
-        for line in games_file.read_text().splitlines():
-            game = as_self_play(json.loads(line))
-            if game is None:
-                continue
+        for game, plies in shuffled_games(games_file, rng):
             size, moves = game["size"], game["moves"]
             exact = game["rule"] == "exact"
-            plies = list(range(game["opening"], len(moves)))
-            rng.shuffle(plies)
             taken = 0
             for ply in plies:
                 if taken >= per_game:

@@ -42,7 +42,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -140,20 +140,29 @@ def as_self_play(record: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
+def shuffled_games(
+    games_file: Path, rng: random.Random
+) -> Iterator[tuple[dict[str, Any], list[int]]]:
+    """Each game of the file (``as_self_play()``; those lost by a late or bad
+    answer left out) and its plies after the opening, shuffled by ``rng``."""
+    for line in games_file.read_text().splitlines():
+        game = as_self_play(json.loads(line))
+        if game is None:
+            continue
+        plies = list(range(game["opening"], len(game["moves"])))
+        rng.shuffle(plies)
+        yield game, plies
+
+
 def samples(games_file: Path, seed: int) -> tuple[list[list[int]], list[float], int]:
     rng = random.Random(seed)
     xs: list[list[int]] = []
     ys: list[float] = []
     games = 0
-    for line in games_file.read_text().splitlines():
-        game = as_self_play(json.loads(line))
-        if game is None:
-            continue
+    for game, plies in shuffled_games(games_file, rng):
         games += 1
         size, moves, winner = game["size"], game["moves"], game["winner"]
         exact = game["rule"] == "exact"
-        plies = list(range(game["opening"], len(moves)))
-        rng.shuffle(plies)
         taken = 0
         for ply in plies:
             if taken >= POSITIONS_PER_GAME:
