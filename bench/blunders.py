@@ -55,7 +55,7 @@ sys.path.insert(0, str(REPO))
 
 from service.engine import Engine, Rule, move_outcome
 from service.engine.score import Outcome
-from tests.brain.manager import Entrant, Game, brain, parse_move
+from tests.brain.manager import BrainProcess, Entrant, Game, brain, parse_move
 
 GOMOCUP_RULE = {"freestyle": 0, "exact": 1, "renju": 4}  # INFO rule's numbers
 MATE = 100_000  # a forced win in n plies is worth MATE - n, a loss -(MATE - n)
@@ -101,18 +101,25 @@ def ask(
         process.send(f"INFO timeout_turn {turn_ms}", f"INFO rule {GOMOCUP_RULE[rule]}")
         if details:
             process.send("INFO show_detail 2")
-        mine = len(stones) % 2
-        lines = [f"{x},{y},{1 if i % 2 == mine else 2}" for i, (x, y) in enumerate(stones)]
-        process.send("BOARD", *lines, "DONE")
-        value = depth = None
-        while True:
-            line = process.answer(timeout=turn_ms / 1000 + 30)
-            if line.startswith("INFO EVAL "):
-                value = parse_eval(line.split()[2])
-            elif line.startswith("INFO DEPTH "):
-                depth = int(line.split()[2])
-            elif not line.startswith("INFO"):
-                return View(parse_move(line), value, depth)
+        return board_view(process, stones, turn_ms / 1000 + 30)
+
+
+def board_view(process: BrainProcess, stones: Sequence[Sequence[int]], timeout: float) -> View:
+    """One position (stones in play order from X, the side to move's sent as
+    1) set with ``BOARD`` on a started process, and its answer: the move,
+    and the last value and depth it reported (None where it reported none)."""
+    mine = len(stones) % 2
+    lines = [f"{x},{y},{1 if i % 2 == mine else 2}" for i, (x, y) in enumerate(stones)]
+    process.send("BOARD", *lines, "DONE")
+    value = depth = None
+    while True:
+        line = process.answer(timeout=timeout)
+        if line.startswith("INFO EVAL "):
+            value = parse_eval(line.split()[2])
+        elif line.startswith("INFO DEPTH "):
+            depth = int(line.split()[2])
+        elif not line.startswith("INFO"):
+            return View(parse_move(line), value, depth)
 
 
 @dataclass(frozen=True)

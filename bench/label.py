@@ -34,17 +34,17 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from blunders import GOMOCUP_RULE, parse_eval
+from blunders import GOMOCUP_RULE, board_view
 from local_server import REPO
+from match import PAUSE_SECONDS
 from tune import features, shuffled_games
 
 sys.path.insert(0, str(REPO))
 
 from service.engine import _core
-from tests.brain.manager import Entrant, brain, parse_move
+from tests.brain.manager import Entrant, brain
 
 TURN_MS = 60_000  # the node count ends each search, the turn only caps it
-PAUSE_S = 0.03  # as bench/match.py's --pause-ms
 
 
 def at_horizon(size: int, exact: bool, moves: Sequence[int]) -> bool:
@@ -100,26 +100,14 @@ def label_all(
                         f"INFO timeout_turn {TURN_MS}", "INFO timeout_match 0",
                         "INFO show_detail 2", f"INFO max_node {nodes}",
                     )  # fmt: skip
-                time.sleep(PAUSE_S)  # Rapfi drops what arrives just after its reply
+                time.sleep(PAUSE_SECONDS)  # Rapfi drops what arrives just after its reply
                 process.send(f"INFO rule {GOMOCUP_RULE[str(position['rule'])]}")
-                moves = list(position["moves"])  # type: ignore[call-overload]
                 assert isinstance(size, int)
-                mine = len(moves) % 2
-                lines = [
-                    f"{c % size},{c // size},{1 if i % 2 == mine else 2}"
-                    for i, c in enumerate(moves)
-                ]
-                process.send("BOARD", *lines, "DONE")
-                value = None
-                while True:
-                    line = process.answer(timeout=TURN_MS / 1000 + 30)
-                    if line.startswith("INFO EVAL "):
-                        value = parse_eval(line.split()[2])
-                    elif not line.startswith("INFO"):
-                        parse_move(line)
-                        break
-                if value is not None:
-                    out.append({**position, "value": value})
+                moves = list(position["moves"])  # type: ignore[call-overload]
+                stones = [(c % size, c // size) for c in moves]
+                view = board_view(process, stones, TURN_MS / 1000 + 30)
+                if view.value is not None:
+                    out.append({**position, "value": view.value})
         return out
 
     with ThreadPoolExecutor(workers) as pool:
@@ -155,7 +143,7 @@ def main() -> int:
         positions, args.nodes, args.workers,
     )  # fmt: skip
     text = "".join(json.dumps(record) + "\n" for record in labelled).encode()
-    # Gzipped where the name ends in .gz, with no time stamp: the same file each run.
+    # Gzipped where the name ends in .gz, with no time stamp: the same records, the same bytes.
     args.out.write_bytes(gzip.compress(text, mtime=0) if args.out.suffix == ".gz" else text)
     print(
         f"{len(labelled)} of {len(positions)} positions labelled at {args.nodes} nodes "

@@ -28,7 +28,7 @@ from tests.brain.executables import Executable, session
 from tests.brain.manager import Entrant, brain, is_talk, parse_move, parse_swap_answer, play
 from tests.brain.manager import run as run_in_process
 from tests.brain.test_brain import LINES_AND_ANSWERS
-from tests.brain.test_info import plays_renju
+from tests.brain.test_info import KEYS, VALUES, plays_renju
 from tests.brain.test_stop import OCCUPIED, POSITION, STOP_BOUND, UNLIMITED
 from tests.brain.test_swap import FORM, stage
 
@@ -165,17 +165,8 @@ def test_a_turn_is_kept_to_its_clock(native: Executable) -> None:
 
 
 def test_no_info_line_is_answered(native: Executable) -> None:
-    values = ["1000", "0", "-1", "2147483647", "9" * 40, "soon", "", "1.5", "  12  "]
-    keys = [
-        "timeout_turn",
-        "timeout_match",
-        "time_left",
-        "max_memory",
-        "rule",
-        "max_depth",
-        "max_node",
-    ]
-    every = [f"INFO {key} {value}" for key in keys for value in values]
+    # test_info.py's keys and values (the in-process brain's), and a longer number.
+    every = [f"INFO {key} {value}" for key in KEYS for value in [*VALUES, "9" * 40]]
     lines = ["START 15", *every, "INFO", "INFO " + "9" * 5000, *CLOCK, "INFO time_left 2147483647"]
     answers = spoken(session(native, [*lines, "BEGIN"]))
     assert answers[0] == "OK" and len(answers) == 2
