@@ -274,16 +274,19 @@ tune: $(DEV_STAMP)
 
 # The weights in force: fitted to a reference engine's searched values
 # (docs/strength.md#the-evaluation). tune-labels refits them from the committed
-# positions and values (bench/labels/); label makes a new set from games
-# (LABEL_GAMES: bench/match.py --games or self-play files), each quiet
-# position valued by REFERENCE (e.g. Rapfi) at 20,000 nodes.
+# positions and values (bench/labels/, or LABELS); label makes a new set from
+# games (LABEL_GAMES: bench/match.py --games or self-play files), each quiet
+# position valued by REFERENCE (e.g. Rapfi) at 20,000 nodes, into
+# bench/results/ (not over the committed set): refit with LABELS=that file.
 LABELS ?= bench/labels/rapfi-20k.jsonl.gz
+NEW_LABELS := bench/results/labels.jsonl.gz
 tune-labels: $(DEV_STAMP)
 	$(PY) bench/tune.py $(LABELS) --labels
 
 label: $(DEV_STAMP)
-	@test -n "$(REFERENCE)" -a -n "$(LABEL_GAMES)" || { echo "make label REFERENCE=/path/to/brain LABEL_GAMES='games.jsonl ...' [LABELS=out.jsonl.gz]"; exit 2; }
-	$(PY) bench/label.py $(LABEL_GAMES) --reference $(REFERENCE) --per-game 6 --out $(LABELS)
+	@test -n "$(REFERENCE)" -a -n "$(LABEL_GAMES)" || { echo "make label REFERENCE=/path/to/brain LABEL_GAMES='games.jsonl ...'"; exit 2; }
+	mkdir -p bench/results
+	$(PY) bench/label.py $(LABEL_GAMES) --reference $(REFERENCE) --per-game 6 --out $(NEW_LABELS)
 
 # (8,8,5) proven from the empty board without the book, on every core: about
 # 6.5 minutes on two (the target: 10); it stops after an hour.
