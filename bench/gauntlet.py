@@ -11,7 +11,11 @@ candidate's gain is its difference from the baseline, opening by opening.
     # at a fixed count of nodes a move, every side (INFO max_node): the same
     # games on every run, whatever the machine's load
     .venv/bin/python bench/gauntlet.py --reference $R --baseline brain@main \\
-        --candidate brain@exp-a --nodes 100000 --turn-ms 60000
+        --candidate brain@exp-a --nodes 100000 --turn-ms 60000 --games main.jsonl
+    # and so the baseline's games of that run stand for it in the next
+    # (checked: its record must be the same brain at the same count of nodes)
+    .venv/bin/python bench/gauntlet.py --reference $R --baseline brain@main \\
+        --baseline-games main.jsonl --candidate brain@exp-b --nodes 100000 --turn-ms 60000
     # one brain on one thread and on two (INFO lines by entrant: 0 the baseline)
     .venv/bin/python bench/gauntlet.py --reference $R --baseline brain --candidate brain \\
         --info "1:thread_num 2" --workers 1
@@ -50,10 +54,12 @@ from pathlib import Path
 import sprt
 from match import (
     OPENINGS,
+    Opening,
     Side,
     Tally,
     entrant,
     game_record,
+    placed,
     play_game,
     read_openings,
     scores,
@@ -61,19 +67,72 @@ from match import (
 )
 
 from service.engine import Rule
+from tests.brain.manager import Game
 
 Job = tuple[int, int, bool]  # (opening's index, entrant (0: the baseline), ours first)
 
 
-def jobs(pairs: int, entrants: int) -> list[Job]:
+def jobs(pairs: int, entrants: int, first_entrant: int = 0) -> list[Job]:
     """Every game, opening by opening: each entrant's pair of an opening, the
-    baseline's first, before the next opening's."""
+    baseline's first, before the next opening's (from ``first_entrant``: 1
+    where the baseline's games are read, not played).
+
+    >>> jobs(2, 2, 1)
+    [(0, 1, True), (0, 1, False), (1, 1, True), (1, 1, False)]
+    """
     return [
         (index, who, first)
         for index in range(pairs)
-        for who in range(entrants)
+        for who in range(first_entrant, entrants)
         for first in (True, False)
     ]
+
+
+def recorded_games(
+    path: Path, side: Side, size: int, rule: Rule, openings: Sequence[Opening], pairs: int
+) -> dict[tuple[int, bool], Game]:
+    """The games ``side`` played in an earlier run's ``--games`` file (a
+    gauntlet's baseline, entrant 0, or a match's own brain), by (opening's
+    index, ours first), for the first ``pairs`` openings: only a record of the
+    same brain with the same INFO lines (its count of nodes) on the same
+    board, rule and opening stands for a game. SystemExit when one is missing.
+    (At a fixed count of nodes a game is the same on every run: docs/strength.md.)"""
+    found: dict[tuple[int, bool], Game] = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        index = record["pair"]
+        if (
+            record.get("entrant", 0) != 0
+            or record["ours"] != side.name
+            or tuple(record["infos"]) != side.infos
+            or record["size"] != size
+            or record["rule"] != rule.value
+            or index >= pairs
+        ):
+            continue
+        moves = [tuple(move) for move in record["moves"]]
+        opening = placed(openings[index % len(openings)], size)
+        if moves[: len(opening)] != opening:
+            raise SystemExit(f"{path}: pair {index} was not played from this --openings file")
+        found[(index, record["ours_first"])] = Game(
+            size,
+            rule,
+            side.turn_ms,
+            opening,
+            moves,
+            record["replies_ms"],
+            record["winner"],
+            record["forfeit"],
+        )
+    missing = [
+        (i, first) for i in range(pairs) for first in (True, False) if (i, first) not in found
+    ]
+    if missing:
+        raise SystemExit(
+            f"{path}: no game of {side.name} with {list(side.infos)} for {len(missing)} of the "
+            f"{2 * pairs} games (the first: opening {missing[0][0]})"
+        )
+    return found
 
 
 def complete_pairs(tallies: Sequence[Tally]) -> list[list[float]]:
@@ -179,6 +238,12 @@ def main() -> int:
         "still caps it)",
     )
     parser.add_argument(
+        "--baseline-games",
+        type=Path,
+        help="with --nodes: the baseline's games from an earlier run's --games file, read "
+        "instead of played (recorded_games())",
+    )
+    parser.add_argument(
         "--info",
         action="append",
         default=[],
@@ -188,6 +253,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.pairs < 1:
         parser.error("--pairs: at least 1")
+    if args.baseline_games is not None and not args.nodes:
+        parser.error("--baseline-games: only with --nodes (a timed game differs run to run)")
 
     rule = Rule(args.rule)
     openings = read_openings(args.openings)
@@ -210,14 +277,29 @@ def main() -> int:
         )
         began = time.monotonic()
         reported = 0
+        recorded: dict[tuple[int, bool], Game] = {}
+        if args.baseline_games is not None:
+            recorded = recorded_games(
+                args.baseline_games, entrants[0], args.size, rule, openings, args.pairs
+            )
 
         def one(job: Job) -> None:
             nonlocal reported
             index, who, ours_first = job
             opening = openings[index % len(openings)]
-            game = play_game(
-                entrants[who], reference, args.size, rule, opening, ours_first, args.forfeit_ms, 0
-            )
+            if who == 0 and recorded:
+                game = recorded[(index, ours_first)]
+            else:
+                game = play_game(
+                    entrants[who],
+                    reference,
+                    args.size,
+                    rule,
+                    opening,
+                    ours_first,
+                    args.forfeit_ms,
+                    0,
+                )
             with lock:
                 got = points.setdefault((index, who), [])
                 got.append(tallies[who].add(game, ours_first))
@@ -228,7 +310,7 @@ def main() -> int:
                         reported = done
                         line = progress(tallies)
                         print(f"{line}  {time.monotonic() - began:.0f} s", file=sys.stderr)
-                if args.games is not None:
+                if args.games is not None and not (who == 0 and recorded):
                     record = game_record(
                         entrants[who], reference, args.size, rule, index, ours_first, game
                     )
@@ -238,7 +320,11 @@ def main() -> int:
 
         with ThreadPoolExecutor(max_workers=args.workers) as pool:
             try:
-                for future in [pool.submit(one, job) for job in jobs(args.pairs, len(specs))]:
+                for job in jobs(args.pairs, len(specs)) if recorded else []:
+                    if job[1] == 0:  # read, not played: tallied in the openings' order
+                        one(job)
+                played = jobs(args.pairs, len(specs), 1 if recorded else 0)
+                for future in [pool.submit(one, job) for job in played]:
                     future.result()
             except BaseException:  # a failed game or Ctrl-C: no more games start
                 pool.shutdown(cancel_futures=True)

@@ -352,6 +352,51 @@ def test_a_fixed_count_of_nodes_goes_to_every_side_of_the_gauntlet() -> None:
     assert gauntlet.side_infos(["0:rule 1"], 2, 0) == ([("INFO rule 1",), ()], ())
 
 
+def test_an_earlier_runs_baseline_games_stand_for_it_only_where_they_match(
+    bench: tuple[ModuleType, ModuleType], tmp_path: Path
+) -> None:
+    """``--baseline-games``: a record stands for the baseline's game only when
+    it is the same brain with the same INFO lines (its count of nodes), board,
+    rule and opening; a game missing, or an opening of another file, stops the
+    run (SystemExit) instead of scoring fewer games."""
+    gauntlet = bench_module("gauntlet")
+    _, match = bench
+    openings = [((0, 0), (1, 0)), ((0, 1),)]
+    side = match.Side("brain@abc1234", match.Entrant(("true",)), 60000, ("INFO max_node 500",))
+
+    def record(pair: int, first: bool, **changed: object) -> dict[str, object]:
+        stones = match.placed(openings[pair], 15)
+        return {
+            "ours": "brain@abc1234", "infos": ["INFO max_node 500"], "theirs": "r",
+            "size": 15, "rule": "freestyle", "pair": pair, "ours_first": first,
+            "moves": [list(s) for s in stones] + [[0, 0]], "winner": 0 if first else 1,
+            "forfeit": None, "replies_ms": [[3.0], []], **changed,
+        }  # fmt: skip
+
+    games = [record(p, f) for p in (0, 1) for f in (True, False)]
+    others = [
+        record(0, True, infos=["INFO max_node 400"], winner=None),
+        record(0, True, ours="brain@main", winner=None),
+        record(0, True, entrant=1, winner=None),
+        record(0, True, size=20, winner=None),
+    ]
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*games, *others]))
+    found = gauntlet.recorded_games(path, side, 15, match.Rule.FREESTYLE, openings, 2)
+    assert sorted(found) == [(0, False), (0, True), (1, False), (1, True)]
+    assert found[(0, True)].winner == 0 and found[(0, False)].winner == 1
+    assert found[(1, True)].moves[-1] == (0, 0) and found[(1, True)].replies_ms == [[3.0], []]
+    tally = match.Tally()
+    assert [tally.add(found[(0, first)], first) for first in (True, False)] == [1.0, 1.0]
+    with pytest.raises(SystemExit, match="2 of the 6 games"):
+        gauntlet.recorded_games(path, side, 15, match.Rule.FREESTYLE, [*openings, ((2, 2),)], 3)
+    path.write_text("".join(json.dumps(r) + "\n" for r in games[1:]))
+    with pytest.raises(SystemExit, match="opening 0"):
+        gauntlet.recorded_games(path, side, 15, match.Rule.FREESTYLE, openings, 2)
+    with pytest.raises(SystemExit, match="not played from this --openings file"):
+        gauntlet.recorded_games(path, side, 15, match.Rule.FREESTYLE, openings[::-1], 2)
+
+
 def test_the_games_report_counts_by_colour_and_finds_where_replies_turned_instant() -> None:
     games_report = bench_module("games_report")
     assert games_report.our_colour(3, True) == "O" and games_report.our_colour(2, True) == "X"
