@@ -20,7 +20,7 @@ NODE_STAMP := $(TS_CLIENT)/node_modules/.ci-installed
 PROMTOOL := .tools/bin/promtool
 CHECKOV := .venv-checkov/bin/checkov
 
-.PHONY: run test tools debian-packages mingw brain brain-windows lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match gauntlet selfplay tune tune-labels label bench bench-profile bench-sweep openapi doc-examples lock clean
+.PHONY: run test tools debian-packages mingw brain brain-windows lint typecheck pytest sanitize fuzz mutation mutation-sample book book-8x8 prove-885 tactics match gauntlet selfplay tune tune-labels tune-threats label bench bench-profile bench-sweep openapi doc-examples lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -272,21 +272,31 @@ selfplay: $(DEV_STAMP)
 tune: $(DEV_STAMP)
 	$(PY) bench/tune.py bench/results/selfplay.jsonl
 
-# The weights in force: fitted to a reference engine's searched values
-# (docs/strength.md#the-evaluation). tune-labels refits them from the committed
-# positions and values (bench/labels/, or LABELS); label makes a new set from
-# games (LABEL_GAMES: bench/match.py --games or self-play files), each quiet
-# position valued by REFERENCE (e.g. Rapfi) at 20,000 nodes, into
-# bench/results/ (not over the committed set): refit with LABELS=that file.
+# The evaluation in force: fitted to a reference engine's searched values
+# (docs/strength.md#the-evaluation). tune-labels refits it from the committed
+# positions and values (bench/labels/, or LABELS and HORIZON_LABELS) in three
+# steps: the weights, the threat masks' values over them, the combinations'
+# corrections over both. label makes a new set from games (LABEL_GAMES:
+# bench/match.py --games or self-play files), each quiet position valued by
+# REFERENCE (e.g. Rapfi) at 20,000 nodes, into bench/results/ (not over the
+# committed set): refit with LABELS=that file.
 LABELS ?= bench/labels/rapfi-20k.jsonl.gz
+HORIZON_LABELS ?= bench/labels/rapfi-20k-horizon.jsonl.gz
 NEW_LABELS := bench/results/labels.jsonl.gz
 tune-labels: $(DEV_STAMP)
 	$(PY) bench/tune.py $(LABELS) --labels
+	$(PY) bench/tune.py --threats $(HORIZON_LABELS) --labels --seed 5
+	$(PY) bench/tune.py --combinations $(LABELS) --labels
 
 label: $(DEV_STAMP)
 	@test -n "$(REFERENCE)" -a -n "$(LABEL_GAMES)" || { echo "make label REFERENCE=/path/to/brain LABEL_GAMES='games.jsonl ...'"; exit 2; }
 	mkdir -p bench/results
 	$(PY) bench/label.py $(LABEL_GAMES) --reference $(REFERENCE) --per-game 6 --out $(NEW_LABELS)
+
+# The threat masks' values over those weights, fitted to the self-play games and
+# any others given (REFERENCE_GAMES: a reference engine's, bench/match.py --games).
+tune-threats: $(DEV_STAMP)
+	$(PY) bench/tune.py --threats bench/results/selfplay.jsonl $(REFERENCE_GAMES) --seed 5
 
 # (8,8,5) proven from the empty board without the book, on every core: about
 # 6.5 minutes on two (the target: 10); it stops after an hour.

@@ -10,11 +10,12 @@ brains, a reference engine against itself for instance: ``as_self_play()``).
 The evaluation (core/big/board.c) is linear in its weights: for the side to
 move, the sum over empty cells and directions of PATTERN_WORTH[pattern], plus
 KIND_BONUS[kind] per cell, less the same for the other side with the other
-side's weights, plus TEMPO. So each position's features are the counts (the
-side to move's patterns per pattern and cells per kind, and the other side's,
-negated) and a constant, and the evaluation is their dot product with the
-weights (``features()``; tests/bench/test_tune.py checks it against the
-core's own evaluation on random positions).
+side's weights, plus TEMPO (and the two extras below, fitted apart). So each
+position's features are the counts (the side to move's patterns per pattern
+and cells per kind, and the other side's, negated) and a constant, and the
+evaluation is their dot product with the weights (``features()``;
+tests/bench/test_tune.py checks it against the core's own evaluation on
+random positions).
 
 The model is P(the side to move wins) = 1 / (1 + exp(-evaluation / SCALE)),
 as in "Texel" tuning: SCALE is first fitted with the weights in force, then
@@ -31,12 +32,51 @@ for a forced result; the same model, loss and hold-out. The weights in
 force are that fit (docs/strength.md#the-evaluation):
 
     .venv/bin/python bench/tune.py bench/labels/rapfi-20k.jsonl.gz --labels
+
+``--threats`` fits, instead, the value of each threat mask (which kinds of
+threat cell each side has: ``evaluation.THREAT_BITS``) over the weights in
+force, which it keeps: the same model, P = 1 / (1 + exp(-(linear + value of
+the mask) / SCALE)), one value per mask fitted alone by Newton's method with
+a pull towards 0 of THREAT_RIDGE positions' worth (a mask seen a few times
+stays near 0). Its positions are the search's horizon's: no five point for
+either side and no open-four point for the side to move, the other side's
+open three included (it is what the mask knows and the cells do not), at
+most THREAT_POSITIONS_PER_GAME a game from every games file given, and a
+fifth of the games (not of the positions) held out for the check.
+
+    .venv/bin/python bench/tune.py --threats SELFPLAY.jsonl RAPFI.jsonl
+
+With ``--labels`` its positions are a labelled set's (``bench/label.py
+--horizon`` draws them where the search may evaluate), each its own group
+for the hold-out, and the linear part is the weights' alone (no threat
+values, no corrections: ``without_extras()``).
+
+``--combinations`` (with ``--labels``) fits a correction per class of a
+cell's four patterns (``evaluation.CLASSES``: 715 multisets, the side to
+move's cells and the other side's apart) over the weights and threat values
+in force, which it keeps: P = 1 / (1 + exp(-(evaluation + sum of the
+corrections of the mover's cells - the other side's) / SCALE)), by Newton's
+method with numpy (1,430 unknowns), a ridge of COMBINATION_RIDGE, and only
+the classes seen in COMBINATION_MIN_COUNT fitted positions free. The core
+folds each correction into its table of combinations, so the search's
+leaves cost what they did. The evaluation in force is the three fits in
+turn (``make tune-labels``):
+
+    .venv/bin/python bench/tune.py bench/labels/rapfi-20k.jsonl.gz --labels
+    .venv/bin/python bench/tune.py --threats bench/labels/rapfi-20k-horizon.jsonl.gz \\
+        --labels --seed 5
+    .venv/bin/python bench/tune.py --combinations bench/labels/rapfi-20k.jsonl.gz --labels
+
+Each writes evaluation.json and, where that is the file in force, the native
+brain's copy of it (``service/brain/native/evaluation.h``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
+import itertools
 import json
 import math
 import random
@@ -49,16 +89,41 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np
 from match import opening_stones
 
 from service.engine import _core
-from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, PATTERN_NAMES, Weights, load
+from service.engine.evaluation import (
+    CLASSES,
+    EVALUATION_FILE,
+    HEADER_FILE,
+    KIND_NAMES,
+    NO_CORRECTION,
+    NO_THREAT_VALUES,
+    PATTERN_NAMES,
+    THREAT_BITS,
+    Weights,
+    apply,
+    header,
+    load,
+)
 
 FITTED_PATTERNS = range(1, 9)  # b1 to f4: dead is 0, five never in a quiet position
 FITTED_KINDS = range(1, 8)  # f2 to flex4
 POSITIONS_PER_GAME = 10
 DECIDED = 50_000  # bench/label.py's values beyond this are forced results
 RIDGE = 0.01  # per position, in units of (weight / SCALE)^2: a nudge, not a prior
+THREAT_POSITIONS_PER_GAME = 20
+# The pull of a mask's value towards 0, as many positions' curvature at p = 1/2
+# times 4: 30 pulls as 120 positions would.
+THREAT_RIDGE = 30.0
+THREAT_LIMIT = 3000  # a fitted value's bound (the core takes up to 4,000)
+# --combinations: the pull of each correction towards 0, per fitted position,
+# in units of (correction / SCALE)^2, and how often a class must be seen in
+# the fitted positions to be fitted at all.
+COMBINATION_RIDGE = 0.001
+COMBINATION_MIN_COUNT = 10
+CORRECTION_LIMIT = 2000  # the core's EVALUATION_WEIGHT_LIMIT
 
 
 def features(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) -> list[int] | None:
@@ -86,6 +151,31 @@ def features(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) ->
         *(-kinds[them][k] for k in FITTED_KINDS),
         1,
     ]
+
+
+# The kinds behind THREAT_BITS, in their order: the side to move's, then the other side's.
+_THREAT_KINDS = tuple(
+    (1 if bit.startswith("their_") else 0, KIND_NAMES.index(bit.removeprefix("their_")))
+    for bit in THREAT_BITS
+)
+_FIVE, _FLEX4 = KIND_NAMES.index("five"), KIND_NAMES.index("flex4")
+
+
+def threat_mask(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) -> int | None:
+    """The position's threat mask for the side to move (``big_threat_mask()``
+    in core/big/board.h), or None where the search decides before it
+    evaluates: a five point of either side, or an open-four point of the side
+    to move."""
+    cells = _core.big_board(rows, cols, k, exact, moves)[0]
+    me = len(moves) % 2
+    counts = [[0] * len(KIND_NAMES) for _ in range(2)]
+    for cell in cells:
+        if not isinstance(cell, int):
+            counts[0][cell[2 + me]] += 1
+            counts[1][cell[3 - me]] += 1
+    if counts[0][_FIVE] or counts[1][_FIVE] or counts[0][_FLEX4]:
+        return None
+    return sum(1 << bit for bit, (side, kind) in enumerate(_THREAT_KINDS) if counts[side][kind])
 
 
 def as_vector(weights: Weights) -> list[float]:
@@ -186,19 +276,128 @@ def labelled_samples(
     or 0."""
     xs: list[list[int]] = []
     ys: list[float] = []
-    data = labels_file.read_bytes()
-    text = (gzip.decompress(data) if labels_file.suffix == ".gz" else data).decode()
-    for line in text.splitlines():
-        record = json.loads(line)
-        size, value = record["size"], record["value"]
-        found = features(size, size, 5, record["rule"] == "exact", record["moves"])
+    for record in read_labels(labels_file):
+        found = features(
+            record["size"], record["size"], 5, record["rule"] == "exact", record["moves"]
+        )
         if found is None:
             continue
         xs.append(found)
-        ys.append(
-            1.0 if value >= DECIDED else 0.0 if value <= -DECIDED else _sigmoid(value / label_scale)
-        )
+        ys.append(label_target(record["value"], label_scale))
     return xs, ys, len(xs)
+
+
+def read_labels(labels_file: Path) -> Iterator[dict[str, Any]]:
+    """The records of ``bench/label.py``'s output, gzipped where its name
+    ends in .gz."""
+    data = labels_file.read_bytes()
+    text = (gzip.decompress(data) if labels_file.suffix == ".gz" else data).decode()
+    for line in text.splitlines():
+        yield json.loads(line)
+
+
+def label_target(value: int, label_scale: float) -> float:
+    """A reference's value as the side to move's winning chance.
+
+    >>> label_target(100_000, 200.0), label_target(0, 200.0), label_target(-DECIDED, 200.0)
+    (1.0, 0.5, 0.0)
+    """
+    return 1.0 if value >= DECIDED else 0.0 if value <= -DECIDED else _sigmoid(value / label_scale)
+
+
+ThreatSample = tuple[int, int, int, float]  # (game, linear evaluation, mask, outcome)
+
+
+def threat_samples(games_files: Sequence[Path], seed: int) -> list[ThreatSample]:
+    """For ``--threats``: up to THREAT_POSITIONS_PER_GAME positions of each
+    game after its opening, with the evaluation's linear part (the core's
+    evaluation: the caller applies the weights ``without_extras()``), the
+    mask and the outcome for the side to move; games numbered in the order
+    read."""
+    rng = random.Random(seed)
+    out: list[ThreatSample] = []
+    games = 0
+    for games_file in games_files:
+        for line in games_file.read_text().splitlines():
+            game = as_self_play(json.loads(line))
+            if game is None:
+                continue
+            games += 1
+            size, moves, winner = game["size"], game["moves"], game["winner"]
+            exact = game["rule"] == "exact"
+            plies = list(range(game["opening"], len(moves)))
+            rng.shuffle(plies)
+            taken = 0
+            for ply in plies:
+                if taken >= THREAT_POSITIONS_PER_GAME:
+                    break
+                mask = threat_mask(size, size, 5, exact, moves[:ply])
+                if mask is None:
+                    continue
+                value = _core.big_board(size, size, 5, exact, moves[:ply])[2]
+                mover = "X" if ply % 2 == 0 else "O"
+                outcome = 0.5 if winner is None else 1.0 if winner == mover else 0.0
+                out.append((games, value, mask, outcome))
+                taken += 1
+    return out
+
+
+def labelled_threat_samples(labels_file: Path, label_scale: float) -> list[ThreatSample]:
+    """For ``--threats --labels``: each labelled position where the search
+    would evaluate (``threat_mask()``), as its own group, with the core's
+    evaluation (the weights in force with no threat values and no
+    corrections: see ``without_extras()``) and the reference's value."""
+    out: list[ThreatSample] = []
+    for number, record in enumerate(read_labels(labels_file)):
+        size, exact, moves = record["size"], record["rule"] == "exact", record["moves"]
+        mask = threat_mask(size, size, 5, exact, moves)
+        if mask is None:
+            continue
+        linear = _core.big_board(size, size, 5, exact, moves)[2]
+        out.append((number, linear, mask, label_target(record["value"], label_scale)))
+    return out
+
+
+def without_extras(weights: Weights) -> Weights:
+    """The weights with no threat values and no combinations' corrections."""
+    return dataclasses.replace(
+        weights,
+        threat_values=NO_THREAT_VALUES,
+        correction=NO_CORRECTION,
+        correction_other=NO_CORRECTION,
+    )
+
+
+def fit_threats(samples: Sequence[ThreatSample], scale: float) -> list[int]:
+    """Each mask's value, fitted alone over the linear evaluation (see the
+    module's docstring); masks never seen are worth 0."""
+    by_mask: dict[int, list[tuple[int, float]]] = {}
+    for _, linear, mask, outcome in samples:
+        by_mask.setdefault(mask, []).append((linear, outcome))
+    values = [0] * (1 << len(THREAT_BITS))
+    for mask, rows in by_mask.items():
+        value = 0.0
+        for _ in range(30):
+            gradient = -THREAT_RIDGE * value / scale**2
+            curvature = -THREAT_RIDGE / scale**2
+            for linear, outcome in rows:
+                p = _sigmoid((linear + value) / scale)
+                gradient += (outcome - p) / scale
+                curvature -= p * (1 - p) / scale**2
+            step = gradient / curvature
+            value = max(-THREAT_LIMIT, min(THREAT_LIMIT, value - step))
+            if abs(step) < 0.5:
+                break
+        values[mask] = round(value)
+    return values
+
+
+def threat_log_loss(samples: Sequence[ThreatSample], values: Sequence[int], scale: float) -> float:
+    total = 0.0
+    for _, linear, mask, outcome in samples:
+        p = min(1 - 1e-9, max(1e-9, _sigmoid((linear + values[mask]) / scale)))
+        total -= outcome * math.log(p) + (1 - outcome) * math.log(1 - p)
+    return total / len(samples)
 
 
 def _sigmoid(z: float) -> float:
@@ -332,9 +531,17 @@ def fit_split(
     return Fit(fitted, scale, before, after, len(txs), len(cxs))
 
 
+def write(record: dict[str, Any], out: Path) -> None:
+    """An evaluation file; where it is the one in force, the native brain's
+    copy of it too (``evaluation.header()``)."""
+    out.write_text(json.dumps(record, indent=2) + "\n")
+    if out.resolve() == EVALUATION_FILE.resolve():
+        HEADER_FILE.write_text(header(load(out)))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("games", type=Path, help="games, or with --labels bench/label.py's output")
+    parser.add_argument("games", type=Path, nargs="+", help="one file; with --threats, any number")
     parser.add_argument(
         "--labels",
         action="store_true",
@@ -347,6 +554,17 @@ def main() -> int:
         help="the labels' logistic scale (Rapfi's: 200)",
     )
     parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument(
+        "--threats",
+        action="store_true",
+        help="fit the threat masks' values over the weights in force, which stay",
+    )
+    parser.add_argument(
+        "--combinations",
+        action="store_true",
+        help="with --labels: fit a correction per class of combination over the weights and "
+        "threat values in force, which stay",
+    )
     parser.add_argument("--out", type=Path, default=EVALUATION_FILE)
     parser.add_argument(
         "--base",
@@ -363,12 +581,22 @@ def main() -> int:
         help="fit the tempo too (by default it keeps its value: see docs/strength.md)",
     )
     args = parser.parse_args()
+    label_scale = args.label_scale if args.labels else None
+    if args.threats:
+        return tune_threats(args.games, args.seed, args.out, label_scale)
+    if len(args.games) != 1:
+        parser.error("the weights are fitted to one games file")
+    if args.combinations:
+        if not args.labels:
+            parser.error("--combinations: only to labelled positions (--labels)")
+        return tune_combinations(args.games[0], args.label_scale, args.seed, args.out)
+    games_file = args.games[0]
     began = time.monotonic()
     base = load(args.base)
     if args.labels:
-        xs, ys, games = labelled_samples(args.games, args.label_scale)
+        xs, ys, games = labelled_samples(games_file, args.label_scale)
     else:
-        xs, ys, games = samples(args.games, args.seed)
+        xs, ys, games = samples(games_file, args.seed)
     fit = fit_split(xs, ys, base, args.seed, args.hold_out, args.free_tempo)
     fitted, scale, before, after = fit.weights, fit.scale, fit.before, fit.after
     print(
@@ -383,7 +611,7 @@ def main() -> int:
         "kind_bonus_other": dict(zip(KIND_NAMES, fitted.kind_bonus_other, strict=True)),
         "tempo": fitted.tempo,
         "fitted": {
-            "command": f"bench/tune.py {args.games} --seed {args.seed}"
+            "command": f"bench/tune.py {games_file} --seed {args.seed}"
             + (f" --labels --label-scale {args.label_scale:g}" if args.labels else "")
             + (" --free-tempo" if args.free_tempo else ""),
             "games": games,
@@ -402,9 +630,209 @@ def main() -> int:
             },
         },
     }
-    args.out.write_text(json.dumps(record, indent=2) + "\n")
+    in_force = json.loads(EVALUATION_FILE.read_text())
+    if "threats" in in_force:
+        record["threats"] = in_force["threats"]  # fitted over the old weights: fit them again
+    write(record, args.out)
     weights = ("pattern_worth", "kind_bonus", "pattern_worth_other", "kind_bonus_other", "tempo")
     print(json.dumps({k: record[k] for k in weights}))
+    return 0
+
+
+def tune_threats(
+    games_files: Sequence[Path], seed: int, out: Path, label_scale: float | None
+) -> int:
+    """``--threats``: the masks' values over the weights in force, written
+    with them (and how they were fitted) to ``out``; from the games'
+    outcomes, or with ``label_scale`` from labelled positions. The
+    combinations' corrections are dropped: they were fitted over the old
+    values (``--combinations`` fits them again)."""
+    began = time.monotonic()
+    base = load(EVALUATION_FILE)
+    record = json.loads(EVALUATION_FILE.read_text())
+    record.pop("combination_correction", None)
+    scale = float(record["fitted"]["scale"])  # the weights' own, fitted with them
+    apply(without_extras(base))
+    if label_scale is None:
+        found = threat_samples(games_files, seed)
+    else:
+        found = [
+            sample for path in games_files for sample in labelled_threat_samples(path, label_scale)
+        ]
+    games = sorted({game for game, *_ in found})
+    random.Random(seed).shuffle(games)
+    held = set(games[: len(games) // 5])
+    train = [sample for sample in found if sample[0] not in held]
+    check = [sample for sample in found if sample[0] in held]
+    zeros = [0] * (1 << len(THREAT_BITS))
+    before = threat_log_loss(check, zeros, scale)
+    after = threat_log_loss(check, fit_threats(train, scale), scale)
+    values = fit_threats(found, scale)  # the values kept: fitted to every position
+    seen = len({mask for _, _, mask, _ in found})
+    print(
+        f"{len(games)} games, {len(found)} positions ({len(check)} of {len(held)} games held "
+        f"out), {seen} masks seen; held-out log loss without the masks {before:.4f}, with "
+        f"them {after:.4f}; {time.monotonic() - began:.0f} s"
+    )
+    names = " ".join(str(path) for path in games_files)
+    record["threats"] = {
+        "bits": list(THREAT_BITS),
+        "values": values,
+        "fitted": {
+            "command": f"bench/tune.py --threats {names} --seed {seed}"
+            + (f" --labels --label-scale {label_scale:g}" if label_scale is not None else ""),
+            "games": len(games),
+            "positions": len(found),
+            "held_out_games": len(held),
+            "masks_seen": seen,
+            "ridge": THREAT_RIDGE,
+            "held_out_log_loss": {"without": round(before, 5), "with": round(after, 5)},
+        },
+    }
+    write(record, out)
+    return 0
+
+
+def class_counts(
+    rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]
+) -> tuple[list[int], list[int]] | None:
+    """For ``--combinations``: the side to move's count of empty cells per
+    class of combination (``evaluation.CLASSES``) and the other side's; None
+    where the position is not quiet (as ``features()``)."""
+    cells, sets, _, _ = _core.big_board(rows, cols, k, exact, moves)
+    if any(sets[i] for i in range(4)):
+        return None
+    me = len(moves) % 2
+    counts = [[0] * len(CLASSES) for _ in range(2)]
+    for cell in cells:
+        if isinstance(cell, int):
+            continue
+        for side in (0, 1):
+            counts[side][_CLASS_OF[tuple(sorted(cell[side]))]] += 1
+    return counts[me], counts[1 - me]
+
+
+_CLASS_OF = {
+    combination: number
+    for number, combination in enumerate(
+        itertools.combinations_with_replacement(range(len(PATTERN_NAMES)), 4)
+    )
+}
+
+
+def combination_samples(
+    labels_file: Path, label_scale: float
+) -> tuple[list[float], list[tuple[list[int], list[int]]], list[float]]:
+    """For ``--combinations``: each quiet labelled position's evaluation by
+    the core as it stands (the caller applies the weights without the
+    corrections), its ``class_counts()`` and its target (``label_target()``)."""
+    evaluations: list[float] = []
+    counts: list[tuple[list[int], list[int]]] = []
+    ys: list[float] = []
+    for position in read_labels(labels_file):
+        size, exact, moves = position["size"], position["rule"] == "exact", position["moves"]
+        found = class_counts(size, size, 5, exact, moves)
+        if found is None:
+            continue
+        evaluations.append(_core.big_board(size, size, 5, exact, moves)[2])
+        counts.append(found)
+        ys.append(label_target(position["value"], label_scale))
+    return evaluations, counts, ys
+
+
+@dataclass(frozen=True)
+class CombinationFit:
+    """The corrections (the mover's classes, then the other side's), how
+    many were free, and the held-out log loss before and after."""
+
+    corrections: list[int]
+    free: int
+    before: float
+    after: float
+
+
+def fit_combinations(
+    evaluations: Sequence[float],
+    counts: Sequence[tuple[Sequence[int], Sequence[int]]],
+    ys: Sequence[float],
+    scale: float,
+    seed: int,
+) -> CombinationFit:
+    """The classes' corrections over ``evaluations`` (the core's, without
+    them): logistic regression on the count differences by Newton's method
+    with a ridge of COMBINATION_RIDGE, fitted to all but a fifth of the
+    positions (drawn with ``seed``) and checked on that fifth. Only classes
+    seen in COMBINATION_MIN_COUNT fitted positions or more are free; the
+    class of four dead patterns stays at 0 (a cell that makes nothing)."""
+    e0 = np.array(evaluations, dtype=float)
+    x = np.hstack(
+        [
+            np.array([c[0] for c in counts], dtype=float),
+            -np.array([c[1] for c in counts], dtype=float),
+        ]
+    )
+    y = np.array(ys, dtype=float)
+    order = list(range(len(ys)))
+    random.Random(seed).shuffle(order)
+    cut = int(len(ys) * 0.8)
+    train, check = np.array(order[:cut]), np.array(order[cut:])
+
+    def loss(rows: np.ndarray, delta: np.ndarray) -> float:
+        z = (e0[rows] + x[rows] @ delta) / scale
+        p = np.clip(1 / (1 + np.exp(-z)), 1e-12, 1 - 1e-12)
+        return float(-np.mean(y[rows] * np.log(p) + (1 - y[rows]) * np.log(1 - p)))
+
+    seen = np.count_nonzero(x[train], axis=0) >= COMBINATION_MIN_COUNT
+    seen[0] = seen[len(CLASSES)] = False
+    free = np.flatnonzero(seen)
+    xf = x[train][:, free]
+    ridge = COMBINATION_RIDGE * len(train) / scale**2
+    d = np.zeros(len(free))
+    for _ in range(20):
+        p = 1 / (1 + np.exp(-(e0[train] + xf @ d) / scale))
+        gradient = xf.T @ (p - y[train]) / scale + ridge * d
+        hessian = (xf * (p * (1 - p))[:, None]).T @ xf / scale**2 + ridge * np.eye(len(free))
+        step = np.linalg.solve(hessian, gradient)
+        d -= step
+        if np.max(np.abs(step)) < 0.05:
+            break
+    delta = np.zeros(x.shape[1])
+    delta[free] = np.clip(np.round(d), -CORRECTION_LIMIT, CORRECTION_LIMIT)
+    return CombinationFit(
+        [int(v) for v in delta], len(free), loss(check, np.zeros(x.shape[1])), loss(check, delta)
+    )
+
+
+def tune_combinations(labels_file: Path, label_scale: float, seed: int, out: Path) -> int:
+    """``--combinations``: the classes' corrections over the weights and the
+    threat values in force, fitted to labelled positions, written with them
+    to ``out``."""
+    began = time.monotonic()
+    base = load(EVALUATION_FILE)
+    record = json.loads(EVALUATION_FILE.read_text())
+    scale = float(record["fitted"]["scale"])
+    apply(dataclasses.replace(base, correction=NO_CORRECTION, correction_other=NO_CORRECTION))
+    evaluations, counts, ys = combination_samples(labels_file, label_scale)
+    fit = fit_combinations(evaluations, counts, ys, scale, seed)
+    print(
+        f"{len(ys)} quiet positions, {fit.free} of {2 * len(CLASSES)} corrections free; "
+        f"held-out log loss {fit.before:.4f} -> {fit.after:.4f}; {time.monotonic() - began:.0f} s"
+    )
+    m = len(CLASSES)
+    record["combination_correction"] = {
+        "mover": {CLASSES[i]: fit.corrections[i] for i in range(m) if fit.corrections[i]},
+        "other": {CLASSES[i]: fit.corrections[m + i] for i in range(m) if fit.corrections[m + i]},
+        "fitted": {
+            "command": f"bench/tune.py --combinations {labels_file} --seed {seed} --labels "
+            f"--label-scale {label_scale:g}",
+            "positions": len(ys),
+            "free": fit.free,
+            "ridge": COMBINATION_RIDGE,
+            "min_count": COMBINATION_MIN_COUNT,
+            "held_out_log_loss": {"before": round(fit.before, 5), "after": round(fit.after, 5)},
+        },
+    }
+    write(record, out)
     return 0
 
 

@@ -117,6 +117,9 @@ def set_evaluation(
     pattern_worth_other: Sequence[int],
     kind_bonus_other: Sequence[int],
     tempo: int,
+    correction: Sequence[int] = ...,
+    correction_other: Sequence[int] = ...,
     /,
 ) -> None: ...
+def set_threat_values(values: Sequence[int], /) -> None: ...
 def run_brain(in_fd: int, out_fd: int, /) -> None: ...

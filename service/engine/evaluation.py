@@ -3,18 +3,23 @@ to game results by ``bench/tune.py``), read once and handed to the compiled
 core by ``search.py`` at import, before any search.
 
 The evaluation itself is the core's (``core/big/board.c`` states it): a worth
-per line pattern, a bonus per kind of cell, and a tempo. Nothing else reads
-the weights; the file also records how they were fitted.
+per line pattern, a bonus per kind of cell, a tempo, and a value per threat
+mask (which kinds of threat cell each side has: ``THREAT_BITS``, bit 0
+first, as ``big_threat_mask()`` in ``core/big/board.h`` makes it). Nothing
+else reads the weights; the file also records how they were fitted.
 
 >>> weights = load(EVALUATION_FILE)
 >>> len(weights.pattern_worth), len(weights.kind_bonus), weights.pattern_worth[0]
 (10, 9, 0)
+>>> len(weights.threat_values) == 1 << len(THREAT_BITS)
+True
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
@@ -23,25 +28,50 @@ from service.engine import _core
 EVALUATION_FILE = Path(__file__).with_name("evaluation.json")
 PATTERN_NAMES = ("dead", "b1", "f1", "b2", "f2", "b3", "f3", "b4", "f4", "five")
 KIND_NAMES = ("quiet", "f2", "b3", "f3", "b4", "f3f3", "b4f3", "flex4", "five")
+# A threat mask's bits: the side to move has a cell of that kind, or the
+# other side has ("their_").
+THREAT_BITS = (
+    "b4f3",
+    "b4",
+    "f3f3",
+    "f3",
+    "their_flex4",
+    "their_b4f3",
+    "their_b4",
+    "their_f3f3",
+    "their_f3",
+)
+NO_THREAT_VALUES = (0,) * (1 << len(THREAT_BITS))
+# The classes of a cell's four patterns (a multiset each), in the core's
+# order (core/big/board.h): "dead dead f2 f3" and so on.
+CLASSES = tuple(
+    " ".join(PATTERN_NAMES[p] for p in combination)
+    for combination in itertools.combinations_with_replacement(range(len(PATTERN_NAMES)), 4)
+)
+NO_CORRECTION = (0,) * len(CLASSES)
 
 
 @dataclass(frozen=True)
 class Weights:
     """Worth per pattern (PATTERN_NAMES' order) and bonus per kind
     (KIND_NAMES' order) of the side to move's cells, and of the other side's
-    (``*_other``), and the tempo."""
+    (``*_other``), the tempo, and the value of each threat mask (by its
+    number: ``THREAT_BITS``)."""
 
     pattern_worth: tuple[int, ...]
     kind_bonus: tuple[int, ...]
     tempo: int
     pattern_worth_other: tuple[int, ...]
     kind_bonus_other: tuple[int, ...]
+    threat_values: tuple[int, ...] = NO_THREAT_VALUES
+    correction: tuple[int, ...] = field(default=NO_CORRECTION)
+    correction_other: tuple[int, ...] = field(default=NO_CORRECTION)
 
 
 def load(path: Path) -> Weights:
     """The weights of an evaluation file (where it has no ``*_other`` weights,
-    the other side's cells are worth what the mover's are); ValueError names
-    what is wrong."""
+    the other side's cells are worth what the mover's are; where it has no
+    threat values, every mask is worth 0); ValueError names what is wrong."""
     try:
         record = json.loads(path.read_text())
         pattern = tuple(int(record["pattern_worth"][name]) for name in PATTERN_NAMES)
@@ -51,18 +81,101 @@ def load(path: Path) -> Weights:
         other = record.get("kind_bonus_other", record["kind_bonus"])
         kind_other = tuple(int(other[name]) for name in KIND_NAMES)
         tempo = int(record["tempo"])
+        threats = record.get("threats", {"bits": list(THREAT_BITS), "values": NO_THREAT_VALUES})
+        if tuple(threats["bits"]) != THREAT_BITS:
+            raise ValueError(f"the threat bits must be {list(THREAT_BITS)}")
+        values = tuple(int(value) for value in threats["values"])
+        if len(values) != len(NO_THREAT_VALUES):
+            raise ValueError(f"{len(NO_THREAT_VALUES)} threat values, not {len(values)}")
+        corrections = record.get("combination_correction", {})
+        correction, correction_other = (
+            tuple(int(corrections.get(side, {}).get(name, 0)) for name in CLASSES)
+            for side in ("mover", "other")
+        )
+        unknown = {
+            name
+            for side in ("mover", "other")
+            for name in corrections.get(side, {})
+            if name not in CLASSES
+        }
+        if unknown:
+            raise ValueError(f"no such classes of combination: {sorted(unknown)}")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"{path}: not an evaluation file ({error!r})") from error
-    return Weights(pattern, kind, tempo, pattern_other, kind_other)
+    return Weights(
+        pattern, kind, tempo, pattern_other, kind_other, values, correction, correction_other
+    )
+
+
+HEADER_FILE = Path(__file__).parents[1] / "brain" / "native" / "evaluation.h"
+
+
+def header(weights: Weights) -> str:
+    """The native brain's copy of the weights (``HEADER_FILE``: it has no
+    JSON reader), as C: ``bench/tune.py`` writes it with evaluation.json, and
+    tests/brain/test_native.py checks that the two agree."""
+
+    def rows(values: tuple[int, ...], per_row: int) -> str:
+        return "\n".join(
+            "    " + ", ".join(str(v) for v in values[i : i + per_row]) + ","
+            for i in range(0, len(values), per_row)
+        )
+
+    def pair(first: tuple[int, ...], second: tuple[int, ...]) -> str:
+        return "\n".join(
+            "    {" + ", ".join(str(v) for v in side) + "}," for side in (first, second)
+        )
+
+    return f"""/*
+ * The big boards' evaluation of service/engine/evaluation.json, which Python
+ * hands the core at import; the native brain has no JSON reader, so
+ * bench/tune.py writes this copy (service/engine/evaluation.py's header()).
+ * Do not edit: tests/brain/test_native.py fails when the two differ.
+ * Patterns: {", ".join(PATTERN_NAMES)}.
+ * Kinds: {", ".join(KIND_NAMES)}.
+ * Threat masks: bit i set where the side has the i-th of
+ * {", ".join(THREAT_BITS)}.
+ * Corrections: one per class of combination, in the core's order (board.h).
+ */
+#ifndef BRAIN_EVALUATION_H
+#define BRAIN_EVALUATION_H
+
+static const int EVALUATION_PATTERN_WORTH[2][PATTERNS] = {{
+{pair(weights.pattern_worth, weights.pattern_worth_other)}
+}};
+static const int EVALUATION_KIND_BONUS[2][KINDS] = {{
+{pair(weights.kind_bonus, weights.kind_bonus_other)}
+}};
+static const int EVALUATION_TEMPO = {weights.tempo};
+static const int EVALUATION_THREAT_VALUES[THREAT_MASKS] = {{
+{rows(weights.threat_values, 16)}
+}};
+static const int EVALUATION_CORRECTION[2][COMBINATION_CLASSES] = {{
+    {{
+{rows(weights.correction, 16)}
+    }},
+    {{
+{rows(weights.correction_other, 16)}
+    }},
+}};
+
+#endif
+"""
 
 
 def apply(weights: Weights, core: ModuleType = _core) -> None:
     """Make ``weights`` the core's (or another build's, ``core``, as
-    bench/depth_nodes.py loads them): only before any search (see board.h)."""
+    bench/depth_nodes.py loads them): only before any search (see board.h).
+    A build older than the threat values (bench/depth_nodes.py's baseline,
+    say) gets the rest."""
     core.set_evaluation(
         weights.pattern_worth,
         weights.kind_bonus,
         weights.pattern_worth_other,
         weights.kind_bonus_other,
         weights.tempo,
+        weights.correction,
+        weights.correction_other,
     )
+    if hasattr(core, "set_threat_values"):
+        core.set_threat_values(weights.threat_values)

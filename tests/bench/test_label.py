@@ -3,6 +3,7 @@ games, labelled with a reference's searched value, and fitted to."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -149,6 +150,50 @@ def test_the_weights_in_force_are_the_fit_of_the_committed_labels(
     xs, ys, _ = tune.labelled_samples(labels, 200.0)
     assert len(xs) == fitted["positions"]
     fit = tune.fit_split(xs, ys, evaluation.load(base), 27, 0.2, False)
-    assert fit.weights == evaluation.load(evaluation.EVALUATION_FILE)
+    assert fit.weights == tune.without_extras(evaluation.load(evaluation.EVALUATION_FILE))
     assert round(fit.scale, 1) == fitted["scale"]
     assert round(fit.after, 5) == fitted["held_out_log_loss"]["after"]
+
+
+def test_the_threat_values_and_corrections_in_force_are_the_fits_of_the_committed_labels(
+    tune: ModuleType,
+) -> None:
+    """On top of those weights (``make tune-labels``' next two steps): each
+    threat mask's value as ``bench/tune.py --threats
+    bench/labels/rapfi-20k-horizon.jsonl.gz --labels`` fits it, and each
+    class of combination's correction as ``--combinations`` fits it over
+    the weights and the masks; the fits replay without the reference engine.
+    (A correction may land a unit apart where numpy's sums round otherwise
+    on another machine.)"""
+    record = json.loads(evaluation.EVALUATION_FILE.read_text())
+    in_force = evaluation.load(evaluation.EVALUATION_FILE)
+    threats, corrections = record["threats"]["fitted"], record["combination_correction"]["fitted"]
+    horizon = REPO / "bench" / "labels" / "rapfi-20k-horizon.jsonl.gz"
+    labels = REPO / "bench" / "labels" / "rapfi-20k.jsonl.gz"
+    assert threats["command"] == (
+        "bench/tune.py --threats bench/labels/rapfi-20k-horizon.jsonl.gz --seed 5 --labels "
+        "--label-scale 200"
+    )
+    assert corrections["command"] == (
+        "bench/tune.py --combinations bench/labels/rapfi-20k.jsonl.gz --seed 27 --labels "
+        "--label-scale 200"
+    )
+    scale = record["fitted"]["scale"]
+    try:
+        evaluation.apply(tune.without_extras(in_force))
+        samples = tune.labelled_threat_samples(horizon, 200.0)
+        assert len(samples) == threats["positions"]
+        assert tuple(tune.fit_threats(samples, scale)) == in_force.threat_values
+        evaluation.apply(
+            dataclasses.replace(in_force, correction=evaluation.NO_CORRECTION,
+                                correction_other=evaluation.NO_CORRECTION)
+        )  # fmt: skip
+        evaluations, counts, ys = tune.combination_samples(labels, 200.0)
+        assert len(ys) == corrections["positions"]
+        fit = tune.fit_combinations(evaluations, counts, ys, scale, 27)
+    finally:
+        evaluation.apply(in_force)
+    fitted = (*in_force.correction, *in_force.correction_other)
+    assert max(abs(a - b) for a, b in zip(fit.corrections, fitted, strict=True)) <= 1
+    assert fit.free == corrections["free"]
+    assert fit.after == pytest.approx(corrections["held_out_log_loss"]["after"], abs=1e-4)

@@ -10,6 +10,7 @@ import math
 import random
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -44,7 +45,10 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
     tune: ModuleType, weights_seed: int | None
 ) -> None:
     """On random quiet positions, for the weights in force and for random ones
-    (set in the core for the test, then put back)."""
+    (set in the core for the test, then put back): the features dotted with
+    the weights, plus the value of the position's threat mask, plus each
+    class of combination's correction times the side to move's cells of that
+    class, less the other side's."""
     in_force = evaluation.load(evaluation.EVALUATION_FILE)
     weights = in_force
     if weights_seed is not None:
@@ -57,11 +61,15 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
             rng.randint(-50, 50),
             (0, *(rng.randint(-300, 300) for _ in range(8)), 600),
             (0, *(rng.randint(-500, 500) for _ in range(7)), 0),
+            tuple(rng.randint(-4000, 4000) for _ in range(1 << len(evaluation.THREAT_BITS))),
+            tuple(rng.randint(-2000, 2000) for _ in evaluation.CLASSES),
+            tuple(rng.randint(-2000, 2000) for _ in evaluation.CLASSES),
         )
     evaluation.apply(weights)
     try:
         rng = random.Random(7)
         checked = 0
+        masks: set[int] = set()
         for _ in range(60):
             size, exact = rng.choice([(15, False), (15, True), (20, False)])
             moves = random_game(rng, size, rng.randint(2, 14))
@@ -69,11 +77,79 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
             if found is None:
                 continue
             value = _core.big_board(size, size, 5, exact, moves)[2]
-            assert sum(a * b for a, b in zip(found, tune.as_vector(weights), strict=True)) == value
+            mask = tune.threat_mask(size, size, 5, exact, moves)
+            assert mask is not None  # quiet for the features: quiet for the mask
+            linear = sum(a * b for a, b in zip(found, tune.as_vector(weights), strict=True))
+            counts = tune.class_counts(size, size, 5, exact, moves)
+            assert counts is not None  # quiet for the features: quiet for the classes
+            corrections = sum(
+                mine * a - theirs * b
+                for mine, theirs, a, b in zip(
+                    *counts, weights.correction, weights.correction_other, strict=True
+                )
+            )
+            assert linear + weights.threat_values[mask] + corrections == value
+            masks.add(mask)
             checked += 1
         assert checked >= 20
+        assert len(masks) >= 5
     finally:
         evaluation.apply(in_force)
+
+
+def test_the_threat_masks_bits(tune: ModuleType) -> None:
+    """Bit by bit, on positions built for it (15x15 freestyle, row 7 and the
+    corners): what the side to move, and the other side, can make."""
+    bits = {name: 1 << i for i, name in enumerate(evaluation.THREAT_BITS)}
+    mask = tune.threat_mask
+    assert mask(15, 15, 5, False, []) == 0
+    # X has 110 and 111 (an open two in the middle of row 7), O two corners:
+    # X to move can make an open three.
+    assert mask(15, 15, 5, False, [110, 0, 111, 224]) == bits["f3"]
+    # The same with O to move: the other side's.
+    assert mask(15, 15, 5, False, [110, 0, 111, 224, 14]) == bits["their_f3"]
+    # X's open three (110-112): O to move faces X's open-four points, and
+    # X's blocked-four points (108, 114) are there too.
+    facing = mask(15, 15, 5, False, [110, 0, 111, 224, 112])
+    assert facing == bits["their_flex4"] | bits["their_b4"]
+    # X to move with its open three: an open-four point, where the search decides.
+    assert mask(15, 15, 5, False, [110, 0, 111, 224, 112, 14]) is None
+
+
+def test_taking_a_move_back_puts_the_threat_counts_back(tune: ModuleType) -> None:
+    """The kinds' counts behind the mask come back with big_undo(): the
+    evaluation after a move and its take-back is the one before, with every
+    mask worth a different value."""
+    in_force = evaluation.load(evaluation.EVALUATION_FILE)
+    masks = len(in_force.threat_values)
+    evaluation.apply(replace(in_force, threat_values=tuple(range(-masks, masks, 2))))
+    try:
+        rng = random.Random(5)
+        for _ in range(30):
+            moves = random_game(rng, 15, rng.randint(3, 16))
+            for back in (1, 2):
+                before = _core.big_board(15, 15, 5, False, moves[:-back])[2]
+                assert _core.big_board(15, 15, 5, False, [*moves, *[-1] * back])[2] == before
+    finally:
+        evaluation.apply(in_force)
+
+
+def test_the_threat_fit_recovers_known_values(tune: ModuleType) -> None:
+    rng = random.Random(4)
+    scale = 1000.0
+    true = {3: 800, 17: -1200, 256: 0}
+    samples = []
+    for game in range(6000):
+        mask = rng.choice(list(true))
+        linear = rng.randint(-1500, 1500)
+        p = 1 / (1 + math.exp(-(linear + true[mask]) / scale))
+        samples.append((game, linear, mask, float(rng.random() < p)))
+    values = tune.fit_threats(samples, scale)
+    assert all(abs(values[mask] - value) < 150 for mask, value in true.items())
+    assert values[5] == 0  # never seen
+    assert tune.threat_log_loss(samples, values, scale) < tune.threat_log_loss(
+        samples, [0] * len(values), scale
+    )
 
 
 def test_a_position_with_a_five_point_is_not_quiet(tune: ModuleType) -> None:
@@ -111,6 +187,116 @@ def test_an_evaluation_file_is_checked(tmp_path: Path) -> None:
     path.write_text(json.dumps(record))
     with pytest.raises(ValueError, match="not an evaluation file"):
         evaluation.load(path)
+    # The threat values: the bits in their order, one value a mask.
+    record = json.loads(evaluation.EVALUATION_FILE.read_text())
+    values = list(range(1 << len(evaluation.THREAT_BITS)))
+    record["threats"] = {"bits": list(evaluation.THREAT_BITS), "values": values}
+    path.write_text(json.dumps(record))
+    assert evaluation.load(path).threat_values == tuple(values)
+    for wrong in (
+        {"bits": list(reversed(evaluation.THREAT_BITS)), "values": values},
+        {"bits": list(evaluation.THREAT_BITS), "values": values[:-1]},
+        {"bits": list(evaluation.THREAT_BITS)},
+    ):
+        record["threats"] = wrong
+        path.write_text(json.dumps(record))
+        with pytest.raises(ValueError, match="not an evaluation file"):
+            evaluation.load(path)
+    # A file from before the threat values: every mask worth 0.
+    del record["threats"]
+    path.write_text(json.dumps(record))
+    assert evaluation.load(path).threat_values == evaluation.NO_THREAT_VALUES
+    # The corrections: by class name, each side's; a class not named is 0,
+    # a name that is no class (or a class's patterns out of order) is refused.
+    record["combination_correction"] = {
+        "mover": {"dead b2 f3 f3": 40},
+        "other": {"b1 b1 b1 b4": -7},
+    }
+    path.write_text(json.dumps(record))
+    weights = evaluation.load(path)
+    assert weights.correction[evaluation.CLASSES.index("dead b2 f3 f3")] == 40
+    assert weights.correction_other[evaluation.CLASSES.index("b1 b1 b1 b4")] == -7
+    assert sum(map(abs, weights.correction)) == 40 and sum(map(abs, weights.correction_other)) == 7
+    assert evaluation.CLASSES[0] == "dead dead dead dead" and len(evaluation.CLASSES) == 715
+    for wrong in (
+        {"mover": {"f3 f3 b2 dead": 40}},
+        {"other": {"dead b2 f3": 1}},
+        {"mover": {"dead b2 f3 f3": "x"}},
+    ):
+        record["combination_correction"] = wrong
+        path.write_text(json.dumps(record))
+        with pytest.raises(ValueError, match="not an evaluation file"):
+            evaluation.load(path)
+    del record["combination_correction"]
+    path.write_text(json.dumps(record))
+    assert evaluation.load(path).correction == evaluation.NO_CORRECTION
+
+
+@pytest.mark.parametrize(
+    ("correction", "message"),
+    [
+        ([0] * 714, "must have 715 items"),
+        ([0] * 714 + [2001], "within"),
+        ([-2001] + [0] * 714, "within"),
+    ],
+)
+def test_corrections_out_of_range_are_refused(correction: list[int], message: str) -> None:
+    """Refused whole: the weights in force stay (the next search evaluates as before)."""
+    in_force = evaluation.load(evaluation.EVALUATION_FILE)
+    moves = [112, 113, 97, 98, 127]
+    before = _core.big_board(15, 15, 5, False, moves)[2]
+    with pytest.raises(ValueError, match=message):
+        _core.set_evaluation([0] * 10, [0] * 9, [0] * 10, [0] * 9, 0, correction)
+    with pytest.raises(ValueError, match=message):
+        _core.set_evaluation([0] * 10, [0] * 9, [0] * 10, [0] * 9, 0, [0] * 715, correction)
+    assert _core.big_board(15, 15, 5, False, moves)[2] == before
+    assert evaluation.load(evaluation.EVALUATION_FILE) == in_force
+
+
+def test_the_combination_fit_recovers_known_corrections(tune: ModuleType) -> None:
+    """Targets made from known corrections of a few common classes over a
+    base evaluation: the fit finds them (up to the ridge) and leaves the
+    all-dead class and the rare classes at 0."""
+    rng = random.Random(3)
+    counts, evaluations = [], []
+    while len(counts) < 600:
+        moves = random_game(rng, 15, rng.randint(4, 16))
+        found = tune.class_counts(15, 15, 5, False, moves)
+        if found is not None:
+            counts.append(found)
+            evaluations.append(float(rng.randint(-800, 800)))
+    true = [0] * (2 * len(evaluation.CLASSES))
+    for name, value in (("f1 f1 f1 f1", 60), ("dead b1 b1 f1", -90), ("b1 f1 f1 f2", 150)):
+        true[evaluation.CLASSES.index(name)] = value
+        true[len(evaluation.CLASSES) + evaluation.CLASSES.index(name)] = value // 2
+    scale = 500.0
+    ys = []
+    for e0, (mine, theirs) in zip(evaluations, counts, strict=True):
+        m = len(evaluation.CLASSES)
+        z = e0 + sum(a * t for a, t in zip(mine, true[:m], strict=True))
+        z -= sum(a * t for a, t in zip(theirs, true[m:], strict=True))
+        ys.append(tune._sigmoid(z / scale))
+    fit = tune.fit_combinations(evaluations, counts, ys, scale, 1)
+    assert fit.corrections[0] == 0 and fit.corrections[len(evaluation.CLASSES)] == 0
+    for i, value in enumerate(true):
+        if value:
+            assert abs(fit.corrections[i] - value) <= 15, (evaluation.CLASSES[i % 715], i)
+    assert fit.after < fit.before
+    assert max(map(abs, fit.corrections)) <= 200
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ([0] * 511, "threat_values must have 512 items"),
+        ([0] * 511 + [4001], "within"),
+        ([-4001] + [0] * 511, "within"),
+        ([0] * 511 + [2**40], "greater than maximum|within"),
+    ],
+)
+def test_threat_values_out_of_range_are_refused(values: list[int], message: str) -> None:
+    with pytest.raises((ValueError, OverflowError), match=message):
+        _core.set_threat_values(values)
 
 
 @pytest.mark.parametrize(

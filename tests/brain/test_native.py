@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from service.engine import Rule
-from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, PATTERN_NAMES, load
+from service.engine.evaluation import CLASSES, EVALUATION_FILE, HEADER_FILE, header, load
 from tests.brain import executables
 from tests.brain.executables import Executable, session
 from tests.brain.manager import Entrant, brain, is_talk, parse_move, parse_swap_answer, play
@@ -277,21 +277,20 @@ def test_the_executables_need_no_python(linux_brain: Executable, windows_brain: 
 
 
 def test_the_evaluation_weights_are_the_python_sides() -> None:
-    """evaluation.h copies service/engine/evaluation.json (the core has no JSON)."""
+    """evaluation.h is service/engine/evaluation.json as C (the core has no
+    JSON): what bench/tune.py writes with it, every value in its place."""
     weights = load(EVALUATION_FILE)
-    header = (NATIVE / "evaluation.h").read_text()
-    rows = [
-        [int(number) for number in row.split(",")]
-        for row in re.findall(r"^\s*\{([-\d, ]+)\},$", header, re.MULTILINE)
-    ]
-    assert rows == [
-        list(weights.pattern_worth),
-        list(weights.pattern_worth_other),
-        list(weights.kind_bonus),
-        list(weights.kind_bonus_other),
-    ]
-    assert f"EVALUATION_TEMPO = {weights.tempo};" in header
-    assert len(PATTERN_NAMES) == len(rows[0]) and len(KIND_NAMES) == len(rows[2])
+    text = HEADER_FILE.read_text()
+    assert text == header(weights)
+    numbers = [int(n) for n in re.findall(r"-?\d+", text[text.index("static const") :])]
+    # The array sizes' names carry no digits; each array's values in order.
+    assert numbers == [
+        2, *weights.pattern_worth, *weights.pattern_worth_other,
+        2, *weights.kind_bonus, *weights.kind_bonus_other,
+        weights.tempo, *weights.threat_values,
+        2, *weights.correction, *weights.correction_other,
+    ]  # fmt: skip
+    assert len(weights.correction) == len(CLASSES) == 715
 
 
 def test_the_helper_threads_race_nowhere() -> None:

@@ -20,7 +20,9 @@ int
 main(void)
 {
     big_search_init();
-    if (big_set_evaluation(EVALUATION_PATTERN_WORTH, EVALUATION_KIND_BONUS, EVALUATION_TEMPO) < 0) {
+    if (big_set_evaluation(EVALUATION_PATTERN_WORTH, EVALUATION_KIND_BONUS, EVALUATION_TEMPO,
+                           EVALUATION_CORRECTION) < 0 ||
+        big_set_threat_values(EVALUATION_THREAT_VALUES) < 0) {
         return 1;
     }
     /* A manager reads every line on standard output as an answer but MESSAGE

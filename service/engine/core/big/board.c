@@ -8,8 +8,12 @@
  * weights for the side to move's cells and another for the other side's (a
  * threat is worth more to the side that can make it now). The position is
  * worth, to the side to move, what its cells are worth to it less what they
- * are worth to the other side, plus a tempo for having the move. search.c
- * squashes it into an estimate strictly between -0.9 and 0.9.
+ * are worth to the other side, plus a tempo for having the move, plus the
+ * value of the threats on the board as a whole (THREAT_VALUE[], indexed by
+ * big_threat_mask(): which kinds of cell each side has, a correction the sum
+ * over cells cannot make, as "an open three of the other side with no four
+ * to answer it" is worth far less to the side to move than its cells say).
+ * search.c squashes it into an estimate strictly between -0.9 and 0.9.
  */
 #include "board.h"
 
@@ -27,12 +31,45 @@ static int16_t KIND_BONUS[2][KINDS] = {
     {[K_F3F3] = 150, [K_B4F3] = 250, [K_FLEX4] = 400},
 };
 static int TEMPO = 25;
+static int16_t THREAT_VALUE[THREAT_MASKS]; /* 0 until big_set_threat_values() */
+static int16_t CORRECTION[2][COMBINATION_CLASSES];
 
 Combination combinations[COMBINATIONS];
 static int combinations_ready;
 /* A pattern's place in a combination's index, by direction. */
 static const int DIRECTION_WEIGHT[4] = {1, PATTERNS, PATTERNS * PATTERNS,
                                         PATTERNS * PATTERNS * PATTERNS};
+
+/* The class (see board.h) of a combination: its sorted patterns' rank. */
+static int
+combination_class(int index)
+{
+    static int16_t rank_of_sorted[COMBINATIONS];
+    static int ranked;
+    if (!ranked) {
+        int rank = 0;
+        for (int a = 0; a < PATTERNS; a++) {
+            for (int b = a; b < PATTERNS; b++) {
+                for (int c = b; c < PATTERNS; c++) {
+                    for (int d = c; d < PATTERNS; d++) {
+                        rank_of_sorted[((a * PATTERNS + b) * PATTERNS + c) * PATTERNS + d] =
+                            (int16_t)rank++;
+                    }
+                }
+            }
+        }
+        ranked = 1;
+    }
+    int p[4];
+    for (int d = 0, rest = index; d < 4; d++, rest /= PATTERNS) {
+        int value = rest % PATTERNS, at = d;
+        for (; at > 0 && p[at - 1] > value; at--) {
+            p[at] = p[at - 1];
+        }
+        p[at] = value;
+    }
+    return rank_of_sorted[((p[0] * PATTERNS + p[1]) * PATTERNS + p[2]) * PATTERNS + p[3]];
+}
 
 static void
 fill_combinations(void)
@@ -72,8 +109,10 @@ fill_combinations(void)
             kind = K_F2;
         }
         combinations[index].kind = (uint8_t)kind;
-        combinations[index].worth = (int16_t)(worth + KIND_BONUS[0][kind]);
-        combinations[index].worth_other = (int16_t)(worth_other + KIND_BONUS[1][kind]);
+        int class = combination_class(index);
+        combinations[index].worth = (int16_t)(worth + KIND_BONUS[0][kind] + CORRECTION[0][class]);
+        combinations[index].worth_other =
+            (int16_t)(worth_other + KIND_BONUS[1][kind] + CORRECTION[1][class]);
         combinations[index].sets = (uint8_t)((kind == K_FIVE ? IN_FIVE : 0) |
                                          (kind == K_FLEX4 ? IN_FLEX4 : 0) |
                                          (kind == K_FLEX4 || kind == K_B4F3 || kind == K_B4 ? IN_FOUR
@@ -95,10 +134,12 @@ within_limit(const int *weights, int count)
 }
 
 int
-big_set_evaluation(const int pattern_worth[2][PATTERNS], const int kind_bonus[2][KINDS], int tempo)
+big_set_evaluation(const int pattern_worth[2][PATTERNS], const int kind_bonus[2][KINDS], int tempo,
+                   const int correction[2][COMBINATION_CLASSES])
 {
     for (int side = 0; side < 2; side++) {
-        if (!within_limit(pattern_worth[side], PATTERNS) || !within_limit(kind_bonus[side], KINDS)) {
+        if (!within_limit(pattern_worth[side], PATTERNS) || !within_limit(kind_bonus[side], KINDS) ||
+            (correction != NULL && !within_limit(correction[side], COMBINATION_CLASSES))) {
             return -1;
         }
     }
@@ -112,9 +153,26 @@ big_set_evaluation(const int pattern_worth[2][PATTERNS], const int kind_bonus[2]
         for (int k = 0; k < KINDS; k++) {
             KIND_BONUS[side][k] = (int16_t)kind_bonus[side][k];
         }
+        for (int c = 0; c < COMBINATION_CLASSES; c++) {
+            CORRECTION[side][c] = (int16_t)(correction != NULL ? correction[side][c] : 0);
+        }
     }
     TEMPO = tempo;
     fill_combinations();
+    return 0;
+}
+
+int
+big_set_threat_values(const int values[THREAT_MASKS])
+{
+    for (int m = 0; m < THREAT_MASKS; m++) {
+        if (values[m] < -THREAT_VALUE_LIMIT || values[m] > THREAT_VALUE_LIMIT) {
+            return -1;
+        }
+    }
+    for (int m = 0; m < THREAT_MASKS; m++) {
+        THREAT_VALUE[m] = (int16_t)values[m];
+    }
     return 0;
 }
 
@@ -273,6 +331,7 @@ forget_cell(BigBoard *b, int cell)
         const Combination *c = &combinations[b->combo[cell][s]];
         b->worth_sum[s] -= c->worth;
         b->other_sum[s] -= c->worth_other;
+        b->kinds[s][c->kind]--;
         move_sets(b, cell, s, c->sets, 0);
     }
 }
@@ -286,6 +345,7 @@ count_cell(BigBoard *b, int cell)
         b->combo[cell][s] = (uint16_t)index;
         b->worth_sum[s] += combinations[index].worth;
         b->other_sum[s] += combinations[index].worth_other;
+        b->kinds[s][combinations[index].kind]++;
         move_sets(b, cell, s, 0, combinations[index].sets);
     }
 }
@@ -305,6 +365,8 @@ repattern(BigBoard *b, int cell, int s, int d, int now)
     const Combination *was = &combinations[before], *is = &combinations[after];
     b->worth_sum[s] += is->worth - was->worth;
     b->other_sum[s] += is->worth_other - was->worth_other;
+    b->kinds[s][was->kind]--;
+    b->kinds[s][is->kind]++;
     move_sets(b, cell, s, was->sets, is->sets);
 }
 
@@ -451,5 +513,5 @@ int
 big_evaluate(const BigBoard *b)
 {
     int me = b->side;
-    return b->worth_sum[me] - b->other_sum[!me] + TEMPO;
+    return b->worth_sum[me] - b->other_sum[!me] + TEMPO + THREAT_VALUE[big_threat_mask(b)];
 }

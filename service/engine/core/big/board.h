@@ -148,6 +148,7 @@ int big_shape_init(BigShape *sh, int rows, int cols, int k, int rule);
 #define BIG_SUMS                                                                                   \
     int32_t worth_sum[2]; /* as the side to move's cells */                                      \
     int32_t other_sum[2]; /* as the other side's */                                                \
+    int16_t kinds[2][KINDS]; /* each side's empty cells of each kind */                           \
     Cells five[2], flex4[2], four[2], three[2];
 typedef struct {
     BIG_SUMS
@@ -241,15 +242,55 @@ void big_undo(BigBoard *b, int cell);
 /* The evaluation for the side to move (see board.c). */
 int big_evaluate(const BigBoard *b);
 
+/* The threats on the board, as the side to move sees them (the evaluation's
+ * THREAT_VALUE[] is indexed by it): a bit for each kind of cell that either
+ * side has at least one of, THREAT_* below. The side to move's open-four and
+ * five cells, and the other side's five cells, have no bit: where they are,
+ * the search decides before it evaluates. */
+enum {
+    THREAT_B4F3 = 1 << 0, /* the side to move can make a four and an open three at once */
+    THREAT_B4 = 1 << 1,   /* ... a four */
+    THREAT_F3F3 = 1 << 2, /* ... two open threes at once */
+    THREAT_F3 = 1 << 3,   /* ... an open three */
+    THREAT_THEIR_FLEX4 = 1 << 4, /* the other side can make an open four (it has an open three) */
+    THREAT_THEIR_B4F3 = 1 << 5,
+    THREAT_THEIR_B4 = 1 << 6,
+    THREAT_THEIR_F3F3 = 1 << 7,
+    THREAT_THEIR_F3 = 1 << 8,
+    THREAT_MASKS = 1 << 9,
+};
+static inline int
+big_threat_mask(const BigBoard *b)
+{
+    const int16_t *mine = b->kinds[b->side], *theirs = b->kinds[!b->side];
+    return (mine[K_B4F3] > 0 ? THREAT_B4F3 : 0) | (mine[K_B4] > 0 ? THREAT_B4 : 0) |
+           (mine[K_F3F3] > 0 ? THREAT_F3F3 : 0) | (mine[K_F3] > 0 ? THREAT_F3 : 0) |
+           (theirs[K_FLEX4] > 0 ? THREAT_THEIR_FLEX4 : 0) |
+           (theirs[K_B4F3] > 0 ? THREAT_THEIR_B4F3 : 0) | (theirs[K_B4] > 0 ? THREAT_THEIR_B4 : 0) |
+           (theirs[K_F3F3] > 0 ? THREAT_THEIR_F3F3 : 0) | (theirs[K_F3] > 0 ? THREAT_THEIR_F3 : 0);
+}
+
 /* Replace the evaluation's weights: a worth per pattern (PATTERNS), a bonus
  * per kind (KINDS), each for the side to move's cells [0] and the other
  * side's [1], and the tempo, each within +-EVALUATION_WEIGHT_LIMIT (so that a
  * cell's worth fits its int16 and no sum overflows); -1 if one is not. Only
  * before any board is made: boards keep running sums of the weights they
- * were made with. Called with the GIL held, at import. */
+ * were made with. ``correction`` (or NULL: none) adds a worth per class of
+ * combination to each side's cells, within the same limit. Called with the
+ * GIL held, at import. */
 #define EVALUATION_WEIGHT_LIMIT 2000
+/* A combination's class: its four patterns as a multiset, numbered in
+ * lexicographic order of the sorted patterns (a <= b <= c <= d), as
+ * Python's itertools.combinations_with_replacement(range(PATTERNS), 4). */
+#define COMBINATION_CLASSES 715
 int big_set_evaluation(const int pattern_worth[2][PATTERNS], const int kind_bonus[2][KINDS],
-                       int tempo);
+                       int tempo, const int correction[2][COMBINATION_CLASSES]);
+
+/* Replace the value of each threat mask (big_threat_mask()), each within
+ * +-THREAT_VALUE_LIMIT; -1 if one is not. As big_set_evaluation(): only
+ * before any board is made, with the GIL held. */
+#define THREAT_VALUE_LIMIT 4000
+int big_set_threat_values(const int values[THREAT_MASKS]);
 
 /* The position's key in the shared table (its entries are ENTRY_BIG, apart
  * from the small boards'); the top bit keeps the first word from 0, an empty

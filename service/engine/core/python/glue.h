@@ -115,6 +115,7 @@ PyObject *core_big_board(PyObject *module, PyObject *args);
 PyObject *core_renju_first_forbidden(PyObject *module, PyObject *args);
 PyObject *core_renju_forbidden(PyObject *module, PyObject *args);
 PyObject *core_set_evaluation(PyObject *module, PyObject *args);
+PyObject *core_set_threat_values(PyObject *module, PyObject *args);
 PyObject *core_run_brain(PyObject *module, PyObject *args);
 
 #endif

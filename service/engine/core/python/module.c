@@ -14,10 +14,16 @@ static PyMethodDef core_methods[] = {
      "the GIL released. Both descriptors are duplicated and stay the caller's to close. The\n"
      "evaluation is the one set_evaluation set. One session at a time (RuntimeError)."},
     {"set_evaluation", (PyCFunction)core_set_evaluation, METH_VARARGS,
-     "set_evaluation(pattern_worth, kind_bonus, pattern_worth_other, kind_bonus_other, tempo, /):\n"
-     "the big boards' evaluation weights (a worth per pattern and a bonus per kind, for the side to\n"
-     "move's cells and the other side's, and the tempo; see core/big/board.c). Only before any\n"
-     "search: the module calls it once, at import, with service/engine/evaluation.json."},
+     "set_evaluation(pattern_worth, kind_bonus, pattern_worth_other, kind_bonus_other, tempo,\n"
+     "correction=(0,)*715, correction_other=(0,)*715, /): the big boards' evaluation weights (a\n"
+     "worth per pattern and a bonus per kind, for the side to move's cells and the other side's,\n"
+     "the tempo, and a correction per class of combination for each; see core/big/board.c). Only\n"
+     "before any search: the module calls it once, at import, with\n"
+     "service/engine/evaluation.json."},
+    {"set_threat_values", (PyCFunction)core_set_threat_values, METH_VARARGS,
+     "set_threat_values(values, /): the big boards' evaluation's value of each threat mask (512\n"
+     "of them, indexed by big_threat_mask(): see core/big/board.h). As set_evaluation: only\n"
+     "before any search, once, at import, with service/engine/evaluation.json."},
     {"big_board", (PyCFunction)core_big_board, METH_VARARGS,
      "big_board(rows, cols, k, rule, moves) -> (cells, sets, evaluation, worth_sums): the\n"
      "big board after the moves (X first; -1 takes the last move back). cells[c] is the\n"
