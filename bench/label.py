@@ -37,7 +37,7 @@ from pathlib import Path
 from blunders import GOMOCUP_RULE, board_view
 from local_server import REPO
 from match import PAUSE_SECONDS
-from tune import features, shuffled_games
+from tune import features, first_kept, shuffled_games
 
 sys.path.insert(0, str(REPO))
 
@@ -61,23 +61,17 @@ def drawn_positions(
 ) -> Iterator[dict[str, object]]:
     """Up to ``per_game`` quiet positions of each game (with ``horizon``,
     positions ``at_horizon()``), as label records without their value."""
+
+    def drawn(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) -> bool | None:
+        if horizon:
+            return at_horizon(rows, exact, moves) or None
+        return features(rows, cols, k, exact, moves) is not None or None
+
     rng = random.Random(seed)
     for games_file in games_files:
         for game, plies in shuffled_games(games_file, rng):
-            size, moves = game["size"], game["moves"]
-            exact = game["rule"] == "exact"
-            taken = 0
-            for ply in plies:
-                if taken >= per_game:
-                    break
-                if not (
-                    at_horizon(size, exact, moves[:ply])
-                    if horizon
-                    else features(size, size, 5, exact, moves[:ply]) is not None
-                ):
-                    continue
-                taken += 1
-                yield {"size": size, "rule": game["rule"], "moves": moves[:ply]}
+            for ply, _ in first_kept(game, plies, per_game, drawn):
+                yield {"size": game["size"], "rule": game["rule"], "moves": game["moves"][:ply]}
 
 
 def label_all(

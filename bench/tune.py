@@ -82,10 +82,10 @@ import math
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -108,6 +108,7 @@ from service.engine.evaluation import (
     load,
 )
 
+T = TypeVar("T")
 FITTED_PATTERNS = range(1, 9)  # b1 to f4: dead is 0, five never in a quiet position
 FITTED_KINDS = range(1, 8)  # f2 to flex4
 POSITIONS_PER_GAME = 10
@@ -244,6 +245,37 @@ def shuffled_games(
         yield game, plies
 
 
+def first_kept(
+    game: dict[str, Any],
+    plies: Sequence[int],
+    per_game: int,
+    keep: Callable[[int, int, int, bool, Sequence[int]], T | None],
+) -> Iterator[tuple[int, T]]:
+    """The first ``per_game`` of a game's ``plies`` (in their order) whose
+    position ``keep(rows, cols, 5, exact, moves)`` says something of (not
+    None), each with what it said."""
+    size, moves, exact = game["size"], game["moves"], game["rule"] == "exact"
+    taken = 0
+    for ply in plies:
+        if taken >= per_game:
+            return
+        found = keep(size, size, 5, exact, moves[:ply])
+        if found is not None:
+            taken += 1
+            yield ply, found
+
+
+def outcome(winner: str | None, ply: int) -> float:
+    """A game's result for the side to move before ``ply`` (X moves at even
+    plies): 1 won, 0 lost, 0.5 drawn.
+
+    >>> outcome("X", 4), outcome("X", 5), outcome(None, 5)
+    (1.0, 0.0, 0.5)
+    """
+    mover = "X" if ply % 2 == 0 else "O"
+    return 0.5 if winner is None else 1.0 if winner == mover else 0.0
+
+
 def samples(games_file: Path, seed: int) -> tuple[list[list[int]], list[float], int]:
     rng = random.Random(seed)
     xs: list[list[int]] = []
@@ -251,19 +283,9 @@ def samples(games_file: Path, seed: int) -> tuple[list[list[int]], list[float], 
     games = 0
     for game, plies in shuffled_games(games_file, rng):
         games += 1
-        size, moves, winner = game["size"], game["moves"], game["winner"]
-        exact = game["rule"] == "exact"
-        taken = 0
-        for ply in plies:
-            if taken >= POSITIONS_PER_GAME:
-                break
-            found = features(size, size, 5, exact, moves[:ply])
-            if found is None:
-                continue
-            mover = "X" if ply % 2 == 0 else "O"
+        for ply, found in first_kept(game, plies, POSITIONS_PER_GAME, features):
             xs.append(found)
-            ys.append(0.5 if winner is None else 1.0 if winner == mover else 0.0)
-            taken += 1
+            ys.append(outcome(game["winner"], ply))
     return xs, ys, games
 
 
@@ -318,27 +340,12 @@ def threat_samples(games_files: Sequence[Path], seed: int) -> list[ThreatSample]
     out: list[ThreatSample] = []
     games = 0
     for games_file in games_files:
-        for line in games_file.read_text().splitlines():
-            game = as_self_play(json.loads(line))
-            if game is None:
-                continue
+        for game, plies in shuffled_games(games_file, rng):
             games += 1
-            size, moves, winner = game["size"], game["moves"], game["winner"]
-            exact = game["rule"] == "exact"
-            plies = list(range(game["opening"], len(moves)))
-            rng.shuffle(plies)
-            taken = 0
-            for ply in plies:
-                if taken >= THREAT_POSITIONS_PER_GAME:
-                    break
-                mask = threat_mask(size, size, 5, exact, moves[:ply])
-                if mask is None:
-                    continue
-                value = _core.big_board(size, size, 5, exact, moves[:ply])[2]
-                mover = "X" if ply % 2 == 0 else "O"
-                outcome = 0.5 if winner is None else 1.0 if winner == mover else 0.0
-                out.append((games, value, mask, outcome))
-                taken += 1
+            size, exact = game["size"], game["rule"] == "exact"
+            for ply, mask in first_kept(game, plies, THREAT_POSITIONS_PER_GAME, threat_mask):
+                value = _core.big_board(size, size, 5, exact, game["moves"][:ply])[2]
+                out.append((games, value, mask, outcome(game["winner"], ply)))
     return out
 
 

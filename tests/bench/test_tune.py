@@ -177,16 +177,18 @@ def test_the_fit_recovers_known_weights(tune: ModuleType) -> None:
     assert 60 < tune.fit_scale(xs, ys, true) < 170
 
 
-def test_an_evaluation_file_is_checked(tmp_path: Path) -> None:
-    path = tmp_path / "evaluation.json"
-    path.write_text("{}")
-    with pytest.raises(ValueError, match="not an evaluation file"):
-        evaluation.load(path)
-    record = json.loads(evaluation.EVALUATION_FILE.read_text())
-    record["kind_bonus"]["f3f3"] = "many"
+def refused(path: Path, record: object) -> None:
     path.write_text(json.dumps(record))
     with pytest.raises(ValueError, match="not an evaluation file"):
         evaluation.load(path)
+
+
+def test_an_evaluation_file_is_checked(tmp_path: Path) -> None:
+    path = tmp_path / "evaluation.json"
+    refused(path, {})
+    record = json.loads(evaluation.EVALUATION_FILE.read_text())
+    record["kind_bonus"]["f3f3"] = "many"
+    refused(path, record)
     # The threat values: the bits in their order, one value a mask.
     record = json.loads(evaluation.EVALUATION_FILE.read_text())
     values = list(range(1 << len(evaluation.THREAT_BITS)))
@@ -198,10 +200,7 @@ def test_an_evaluation_file_is_checked(tmp_path: Path) -> None:
         {"bits": list(evaluation.THREAT_BITS), "values": values[:-1]},
         {"bits": list(evaluation.THREAT_BITS)},
     ):
-        record["threats"] = wrong
-        path.write_text(json.dumps(record))
-        with pytest.raises(ValueError, match="not an evaluation file"):
-            evaluation.load(path)
+        refused(path, {**record, "threats": wrong})
     # A file from before the threat values: every mask worth 0.
     del record["threats"]
     path.write_text(json.dumps(record))
@@ -223,10 +222,7 @@ def test_an_evaluation_file_is_checked(tmp_path: Path) -> None:
         {"other": {"dead b2 f3": 1}},
         {"mover": {"dead b2 f3 f3": "x"}},
     ):
-        record["combination_correction"] = wrong
-        path.write_text(json.dumps(record))
-        with pytest.raises(ValueError, match="not an evaluation file"):
-            evaluation.load(path)
+        refused(path, {**record, "combination_correction": wrong})
     del record["combination_correction"]
     path.write_text(json.dumps(record))
     assert evaluation.load(path).correction == evaluation.NO_CORRECTION
