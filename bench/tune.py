@@ -76,7 +76,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
-import itertools
 import json
 import math
 import random
@@ -94,6 +93,7 @@ from match import opening_stones
 
 from service.engine import _core
 from service.engine.evaluation import (
+    CLASS_OF,
     CLASSES,
     EVALUATION_FILE,
     HEADER_FILE,
@@ -367,12 +367,12 @@ def labelled_threat_samples(labels_file: Path, label_scale: float) -> list[Threa
 
 def without_extras(weights: Weights) -> Weights:
     """The weights with no threat values and no combinations' corrections."""
-    return dataclasses.replace(
-        weights,
-        threat_values=NO_THREAT_VALUES,
-        correction=NO_CORRECTION,
-        correction_other=NO_CORRECTION,
-    )
+    return dataclasses.replace(without_corrections(weights), threat_values=NO_THREAT_VALUES)
+
+
+def without_corrections(weights: Weights) -> Weights:
+    """The weights with no combinations' corrections (the threat values kept)."""
+    return dataclasses.replace(weights, correction=NO_CORRECTION, correction_other=NO_CORRECTION)
 
 
 def fit_threats(samples: Sequence[ThreatSample], scale: float) -> list[int]:
@@ -715,16 +715,8 @@ def class_counts(
         if isinstance(cell, int):
             continue
         for side in (0, 1):
-            counts[side][_CLASS_OF[tuple(sorted(cell[side]))]] += 1
+            counts[side][CLASS_OF[tuple(sorted(cell[side]))]] += 1
     return counts[me], counts[1 - me]
-
-
-_CLASS_OF = {
-    combination: number
-    for number, combination in enumerate(
-        itertools.combinations_with_replacement(range(len(PATTERN_NAMES)), 4)
-    )
-}
 
 
 def combination_samples(
@@ -818,7 +810,7 @@ def tune_combinations(labels_file: Path, label_scale: float, seed: int, out: Pat
     base = load(EVALUATION_FILE)
     record = json.loads(EVALUATION_FILE.read_text())
     scale = float(record["fitted"]["scale"])
-    apply(dataclasses.replace(base, correction=NO_CORRECTION, correction_other=NO_CORRECTION))
+    apply(without_corrections(base))
     evaluations, counts, ys = combination_samples(labels_file, label_scale)
     fit = fit_combinations(evaluations, counts, ys, scale, seed)
     print(

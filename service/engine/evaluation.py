@@ -44,10 +44,11 @@ THREAT_BITS = (
 NO_THREAT_VALUES = (0,) * (1 << len(THREAT_BITS))
 # The classes of a cell's four patterns (a multiset each), in the core's
 # order (core/big/board.h): "dead dead f2 f3" and so on.
-CLASSES = tuple(
-    " ".join(PATTERN_NAMES[p] for p in combination)
-    for combination in itertools.combinations_with_replacement(range(len(PATTERN_NAMES)), 4)
-)
+_COMBINATIONS = tuple(itertools.combinations_with_replacement(range(len(PATTERN_NAMES)), 4))
+CLASSES = tuple(" ".join(PATTERN_NAMES[p] for p in combination) for combination in _COMBINATIONS)
+# A class's number by its sorted patterns' numbers: CLASS_OF[(0, 0, 4, 6)] is
+# CLASSES.index("dead dead f2 f3").
+CLASS_OF = {combination: number for number, combination in enumerate(_COMBINATIONS)}
 NO_CORRECTION = (0,) * len(CLASSES)
 
 
@@ -166,16 +167,18 @@ static const int EVALUATION_CORRECTION[2][COMBINATION_CLASSES] = {{
 def apply(weights: Weights, core: ModuleType = _core) -> None:
     """Make ``weights`` the core's (or another build's, ``core``, as
     bench/depth_nodes.py loads them): only before any search (see board.h).
-    A build older than the threat values (bench/depth_nodes.py's baseline,
-    say) gets the rest."""
-    core.set_evaluation(
+    A build older than the threat values or the corrections
+    (bench/depth_nodes.py's baseline, say) gets the rest."""
+    base = (
         weights.pattern_worth,
         weights.kind_bonus,
         weights.pattern_worth_other,
         weights.kind_bonus_other,
         weights.tempo,
-        weights.correction,
-        weights.correction_other,
     )
+    try:
+        core.set_evaluation(*base, weights.correction, weights.correction_other)
+    except TypeError:  # a build older than the corrections takes the five
+        core.set_evaluation(*base)
     if hasattr(core, "set_threat_values"):
         core.set_threat_values(weights.threat_values)

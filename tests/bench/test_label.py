@@ -3,7 +3,6 @@ games, labelled with a reference's searched value, and fitted to."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import random
@@ -184,10 +183,7 @@ def test_the_threat_values_and_corrections_in_force_are_the_fits_of_the_committe
         samples = tune.labelled_threat_samples(horizon, 200.0)
         assert len(samples) == threats["positions"]
         assert tuple(tune.fit_threats(samples, scale)) == in_force.threat_values
-        evaluation.apply(
-            dataclasses.replace(in_force, correction=evaluation.NO_CORRECTION,
-                                correction_other=evaluation.NO_CORRECTION)
-        )  # fmt: skip
+        evaluation.apply(tune.without_corrections(in_force))
         evaluations, counts, ys = tune.combination_samples(labels, 200.0)
         assert len(ys) == corrections["positions"]
         fit = tune.fit_combinations(evaluations, counts, ys, scale, 27)

@@ -228,6 +228,31 @@ def test_an_evaluation_file_is_checked(tmp_path: Path) -> None:
     assert evaluation.load(path).correction == evaluation.NO_CORRECTION
 
 
+def test_a_core_older_than_the_corrections_gets_the_rest() -> None:
+    """bench/depth_nodes.py hands this checkout's weights to an older build:
+    one whose set_evaluation takes five arguments and has no threat values."""
+    got: list[tuple[object, ...]] = []
+
+    class OldCore:
+        @staticmethod
+        def set_evaluation(*args: object) -> None:
+            if len(args) != 5:
+                raise TypeError(f"function takes exactly 5 arguments ({len(args)} given)")
+            got.append(args)
+
+    weights = evaluation.load(evaluation.EVALUATION_FILE)
+    evaluation.apply(weights, OldCore)  # type: ignore[arg-type]
+    assert got == [
+        (
+            weights.pattern_worth,
+            weights.kind_bonus,
+            weights.pattern_worth_other,
+            weights.kind_bonus_other,
+            weights.tempo,
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("correction", "message"),
     [
