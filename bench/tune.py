@@ -637,9 +637,13 @@ def main() -> int:
             },
         },
     }
+    # The threat values and the corrections in force were fitted over the old
+    # weights: both are kept alike, stale until their own fits run again
+    # (make tune-labels runs them next).
     in_force = json.loads(EVALUATION_FILE.read_text())
-    if "threats" in in_force:
-        record["threats"] = in_force["threats"]  # fitted over the old weights: fit them again
+    for extra in ("threats", "combination_correction"):
+        if extra in in_force:
+            record[extra] = in_force[extra]
     write(record, args.out)
     weights = ("pattern_worth", "kind_bonus", "pattern_worth_other", "kind_bonus_other", "tempo")
     print(json.dumps({k: record[k] for k in weights}))

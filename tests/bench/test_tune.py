@@ -177,6 +177,31 @@ def test_the_fit_recovers_known_weights(tune: ModuleType) -> None:
     assert 60 < tune.fit_scale(xs, ys, true) < 170
 
 
+def test_the_weights_fit_keeps_the_extras_in_force_alike(
+    tune: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 31 weights fitted again leave the threat values and the
+    corrections in force both as they were (stale alike until their own fits
+    run: make tune-labels runs them next), not one kept and one dropped."""
+    labels = tmp_path / "labels.jsonl"
+    records = tune.read_labels(BENCH / "labels" / "rapfi-20k.jsonl.gz")
+    labels.write_text("".join(json.dumps(next(records)) + "\n" for _ in range(400)))
+    out = tmp_path / "evaluation.json"
+    monkeypatch.setattr(sys, "argv", ["tune.py", str(labels), "--labels", "--out", str(out)])
+    in_force = evaluation.load(evaluation.EVALUATION_FILE)
+    try:
+        assert tune.main() == 0
+    finally:
+        evaluation.apply(in_force)
+    fitted = evaluation.load(out)
+    assert fitted.threat_values == in_force.threat_values
+    assert (fitted.correction, fitted.correction_other) == (
+        in_force.correction,
+        in_force.correction_other,
+    )
+    assert fitted.pattern_worth != in_force.pattern_worth
+
+
 def refused(path: Path, record: object) -> None:
     path.write_text(json.dumps(record))
     with pytest.raises(ValueError, match="not an evaluation file"):

@@ -122,15 +122,22 @@ fill_combinations(void)
     combinations_ready = 1;
 }
 
+/* Whether every one of ``count`` values lies within +-``limit``. */
 static int
-within_limit(const int *weights, int count)
+within(const int *values, int count, int limit)
 {
     for (int i = 0; i < count; i++) {
-        if (weights[i] < -EVALUATION_WEIGHT_LIMIT || weights[i] > EVALUATION_WEIGHT_LIMIT) {
+        if (values[i] < -limit || values[i] > limit) {
             return 0;
         }
     }
     return 1;
+}
+
+static int
+within_limit(const int *weights, int count)
+{
+    return within(weights, count, EVALUATION_WEIGHT_LIMIT);
 }
 
 int
@@ -165,10 +172,8 @@ big_set_evaluation(const int pattern_worth[2][PATTERNS], const int kind_bonus[2]
 int
 big_set_threat_values(const int values[THREAT_MASKS])
 {
-    for (int m = 0; m < THREAT_MASKS; m++) {
-        if (values[m] < -THREAT_VALUE_LIMIT || values[m] > THREAT_VALUE_LIMIT) {
-            return -1;
-        }
+    if (!within(values, THREAT_MASKS, THREAT_VALUE_LIMIT)) {
+        return -1;
     }
     for (int m = 0; m < THREAT_MASKS; m++) {
         THREAT_VALUE[m] = (int16_t)values[m];
