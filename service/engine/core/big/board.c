@@ -383,9 +383,10 @@ pattern_at(const BigBoard *b, int cell, int d, int s)
     return table != NULL ? table[b->code[cell][d][s]] : read_pattern(b, cell, d, s);
 }
 
-/* Side ``s``'s stone arrives on ``cell``: the codes of the cells in its
- * windows change, and the empty ones' patterns are read again. What each cell
- * was goes on the undo stack first. */
+/* Side ``s``'s stone arrives on ``cell``: the codes of the empty cells in
+ * its windows change, and their patterns are read again (stones' cells are
+ * left alone: see BigBoard.code). What each cell was goes on the undo stack
+ * first. */
 static inline __attribute__((always_inline)) void
 refresh_around(BigBoard *b, int cell, int s)
 {
@@ -398,10 +399,10 @@ refresh_around(BigBoard *b, int cell, int s)
         int to = p + half >= len ? len - 1 : p + half;
         const int16_t *line = sh->line_cell[l];
         for (int q = from; q <= to; q++) {
-            if (q == p) {
-                continue;
-            }
             int n = line[q];
+            if (b->stone[n]) {
+                continue; /* (this stone's own cell too) */
+            }
             BigChange *change = &b->change[b->changes++];
             change->cell = (int16_t)n;
             change->d = (uint8_t)d;
@@ -414,12 +415,10 @@ refresh_around(BigBoard *b, int cell, int s)
                 uint32_t *code = b->code[n][d];
                 code[s] += weight;
                 code[!s] += 2 * weight;
-                if (!b->stone[n]) {
-                    repattern(b, n, 0, d, table[code[0]]);
-                    repattern(b, n, 1, d, table_o[code[1]]);
-                }
+                repattern(b, n, 0, d, table[code[0]]);
+                repattern(b, n, 1, d, table_o[code[1]]);
             }
-            else if (!b->stone[n]) {
+            else {
                 repattern(b, n, 0, d, read_pattern(b, n, d, 0));
                 repattern(b, n, 1, d, read_pattern(b, n, d, 1));
             }

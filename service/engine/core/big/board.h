@@ -173,9 +173,12 @@ typedef struct {
     uint64_t hash0, hash1;
     uint8_t stone[BIG_MAX_CELLS]; /* 0 empty, 1 X, 2 O */
     uint64_t line_stones[2][BIG_MAX_LINES];
-    /* Each cell's window along each direction for each side, as its pattern
-     * table's index (see pattern_lookup()), kept as stones come and go: where
-     * the shape's patterns have a table, a pattern is one lookup. */
+    /* Each empty cell's window along each direction for each side, as its
+     * pattern table's index (see pattern_lookup()), kept as stones come and
+     * go: where the shape's patterns have a table, a pattern is one lookup.
+     * A stone's cell keeps the window it had when the stone came, which is
+     * right again when the stone is taken back (moves are taken back in the
+     * reverse order), so nothing around a stone is kept up to date. */
     uint32_t code[BIG_MAX_CELLS][4][2];
     uint8_t pattern[BIG_MAX_CELLS][2][4];
     uint16_t combo[BIG_MAX_CELLS][2]; /* the four patterns' combination: see cell_kind() */
