@@ -112,6 +112,25 @@ def test_taking_moves_back_restores_the_board_exactly(
     assert after_takeback == rebuilt
 
 
+@settings(max_examples=60)
+@given(big_positions(), st.data())
+def test_moves_played_after_a_take_back_see_the_cells_it_emptied(
+    position: tuple[int, int, int, Rule, list[int]], data: st.DataObject
+) -> None:
+    """A stone's own window is left as it was while it stands (board.h's
+    BigBoard.code): once taken back, its cell must read the stones around
+    it again, and the moves played next must find it so."""
+    rows, cols, k, rule, moves = position
+    core_rule = geometry(rows, cols, k, rule).core_rule()
+    back = data.draw(st.integers(0, len(moves)))
+    kept = moves[: len(moves) - back]
+    free = sorted(set(range(rows * cols)) - set(kept))
+    again = data.draw(st.lists(st.sampled_from(free), max_size=min(12, len(free)), unique=True))
+    played = _core.big_board(rows, cols, k, core_rule, [*moves, *([-1] * back), *again])
+    rebuilt = _core.big_board(rows, cols, k, core_rule, [*kept, *again])
+    assert played == rebuilt
+
+
 def analyse(moves: list[str], budget: int = TACTICS_BUDGET, **kwargs: object) -> Analysis:
     board = Board.from_moves(moves, **kwargs)  # type: ignore[arg-type]
     assert not is_small(board.shape)
