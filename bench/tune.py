@@ -754,6 +754,64 @@ class CombinationFit:
     after: float
 
 
+@dataclass(frozen=True)
+class OffsetFit:
+    """``fit_offsets()``'s answer: a value per column (0 where not free,
+    unrounded), the free columns, and the rows fitted and held out."""
+
+    values: np.ndarray
+    free: np.ndarray
+    train: np.ndarray
+    check: np.ndarray
+
+
+def offset_log_loss(
+    e0: np.ndarray, x: np.ndarray, y: np.ndarray, rows: np.ndarray, delta: np.ndarray, scale: float
+) -> float:
+    """The log loss of P = 1 / (1 + exp(-(e0 + x @ delta) / scale)) over ``rows``."""
+    z = (e0[rows] + x[rows] @ delta) / scale
+    p = np.clip(1 / (1 + np.exp(-z)), 1e-12, 1 - 1e-12)
+    return float(-np.mean(y[rows] * np.log(p) + (1 - y[rows]) * np.log(1 - p)))
+
+
+def fit_offsets(
+    e0: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    scale: float,
+    seed: int,
+    ridge: float,
+    min_count: int,
+    fixed: Sequence[int] = (),
+) -> OffsetFit:
+    """Values for ``x``'s columns added to each row's ``e0``: logistic
+    regression by Newton's method with a ridge of ``ridge`` (per fitted
+    row, in units of (value / scale)^2), fitted to all but a fifth of the
+    rows (drawn with ``seed``); only the columns non-zero in ``min_count``
+    fitted rows or more, and not ``fixed``, are free."""
+    order = list(range(len(y)))
+    random.Random(seed).shuffle(order)
+    cut = int(len(y) * 0.8)
+    train, check = np.array(order[:cut]), np.array(order[cut:])
+    seen = np.count_nonzero(x[train], axis=0) >= min_count
+    seen[list(fixed)] = False
+    free = np.flatnonzero(seen)
+    xf = x[train][:, free]
+    weight = ridge * len(train) / scale**2
+    d = np.zeros(len(free))
+    for _ in range(20):
+        p = 1 / (1 + np.exp(-(e0[train] + xf @ d) / scale))
+        gradient = xf.T @ (p - y[train]) / scale + weight * d
+        hessian = (xf * (p * (1 - p))[:, None]).T @ xf / scale**2 + weight * np.eye(len(free))
+        step = np.linalg.solve(hessian, gradient)
+        d -= step
+        if np.max(np.abs(step)) < 0.05:
+            break
+    values = np.zeros(x.shape[1])
+    values[free] = d
+    return OffsetFit(values, free, train, check)
+
+
 def fit_combinations(
     evaluations: Sequence[float],
     counts: Sequence[tuple[Sequence[int], Sequence[int]]],
@@ -762,11 +820,10 @@ def fit_combinations(
     seed: int,
 ) -> CombinationFit:
     """The classes' corrections over ``evaluations`` (the core's, without
-    them): logistic regression on the count differences by Newton's method
-    with a ridge of COMBINATION_RIDGE, fitted to all but a fifth of the
-    positions (drawn with ``seed``) and checked on that fifth. Only classes
-    seen in COMBINATION_MIN_COUNT fitted positions or more are free; the
-    class of four dead patterns stays at 0 (a cell that makes nothing)."""
+    them): ``fit_offsets()`` on the count differences with a ridge of
+    COMBINATION_RIDGE, checked on the fifth held out. Only classes seen in
+    COMBINATION_MIN_COUNT fitted positions or more are free; the class of
+    four dead patterns stays at 0 (a cell that makes nothing)."""
     e0 = np.array(evaluations, dtype=float)
     x = np.hstack(
         [
@@ -775,34 +832,16 @@ def fit_combinations(
         ]
     )
     y = np.array(ys, dtype=float)
-    order = list(range(len(ys)))
-    random.Random(seed).shuffle(order)
-    cut = int(len(ys) * 0.8)
-    train, check = np.array(order[:cut]), np.array(order[cut:])
-
-    def loss(rows: np.ndarray, delta: np.ndarray) -> float:
-        z = (e0[rows] + x[rows] @ delta) / scale
-        p = np.clip(1 / (1 + np.exp(-z)), 1e-12, 1 - 1e-12)
-        return float(-np.mean(y[rows] * np.log(p) + (1 - y[rows]) * np.log(1 - p)))
-
-    seen = np.count_nonzero(x[train], axis=0) >= COMBINATION_MIN_COUNT
-    seen[0] = seen[len(CLASSES)] = False
-    free = np.flatnonzero(seen)
-    xf = x[train][:, free]
-    ridge = COMBINATION_RIDGE * len(train) / scale**2
-    d = np.zeros(len(free))
-    for _ in range(20):
-        p = 1 / (1 + np.exp(-(e0[train] + xf @ d) / scale))
-        gradient = xf.T @ (p - y[train]) / scale + ridge * d
-        hessian = (xf * (p * (1 - p))[:, None]).T @ xf / scale**2 + ridge * np.eye(len(free))
-        step = np.linalg.solve(hessian, gradient)
-        d -= step
-        if np.max(np.abs(step)) < 0.05:
-            break
-    delta = np.zeros(x.shape[1])
-    delta[free] = np.clip(np.round(d), -CORRECTION_LIMIT, CORRECTION_LIMIT)
+    fit = fit_offsets(
+        e0, x, y, scale, seed, COMBINATION_RIDGE, COMBINATION_MIN_COUNT, (0, len(CLASSES))
+    )
+    delta = np.clip(np.round(fit.values), -CORRECTION_LIMIT, CORRECTION_LIMIT)
+    zeros = np.zeros(x.shape[1])
     return CombinationFit(
-        [int(v) for v in delta], len(free), loss(check, np.zeros(x.shape[1])), loss(check, delta)
+        [int(v) for v in delta],
+        len(fit.free),
+        offset_log_loss(e0, x, y, fit.check, zeros, scale),
+        offset_log_loss(e0, x, y, fit.check, delta, scale),
     )
 
 
