@@ -35,7 +35,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tune import fit_offsets, label_target, offset_log_loss, read_labels  # noqa: E402
+from tune import fit_offsets, kind_counts, label_target, offset_log_loss, read_labels  # noqa: E402
 
 from service.engine import _core  # noqa: E402 - after sys.path
 from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, apply, load  # noqa: E402
@@ -88,12 +88,7 @@ def windows(moves: Sequence[int], cells: list, me: int) -> np.ndarray:
 
 
 def kinds(moves: Sequence[int], cells: list, me: int) -> np.ndarray:
-    counts = np.zeros((2, len(KIND_NAMES)), dtype=int)
-    for cell in cells:
-        if not isinstance(cell, int):
-            counts[0, cell[2 + me]] += 1
-            counts[1, cell[3 - me]] += 1
-    levels = np.minimum(counts, KIND_CAP)
+    levels = np.minimum(np.array(kind_counts(cells, me)), KIND_CAP)
     onehot = np.zeros((2, len(KIND_NAMES), KIND_CAP), dtype=int)
     for side in (0, 1):
         for kind in range(len(KIND_NAMES)):

@@ -162,21 +162,42 @@ _THREAT_KINDS = tuple(
 _FIVE, _FLEX4 = KIND_NAMES.index("five"), KIND_NAMES.index("flex4")
 
 
-def threat_mask(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) -> int | None:
-    """The position's threat mask for the side to move (``big_threat_mask()``
-    in core/big/board.h), or None where the search decides before it
-    evaluates: a five point of either side, or an open-four point of the side
-    to move."""
-    cells = _core.big_board(rows, cols, k, exact, moves)[0]
-    me = len(moves) % 2
+def kind_counts(cells: Sequence[Any], me: int) -> list[list[int]]:
+    """How many empty cells of each kind (KIND_NAMES' order) the side to move
+    (``me``: 0 for X) has, and the other side, from ``_core.big_board()``'s
+    cells."""
     counts = [[0] * len(KIND_NAMES) for _ in range(2)]
     for cell in cells:
         if not isinstance(cell, int):
             counts[0][cell[2 + me]] += 1
             counts[1][cell[3 - me]] += 1
+    return counts
+
+
+def mask_of(cells: Sequence[Any], me: int) -> int | None:
+    """``threat_mask()`` of ``_core.big_board()``'s cells, ``me`` to move."""
+    counts = kind_counts(cells, me)
     if counts[0][_FIVE] or counts[1][_FIVE] or counts[0][_FLEX4]:
         return None
     return sum(1 << bit for bit, (side, kind) in enumerate(_THREAT_KINDS) if counts[side][kind])
+
+
+def threat_mask(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) -> int | None:
+    """The position's threat mask for the side to move (``big_threat_mask()``
+    in core/big/board.h), or None where the search decides before it
+    evaluates: a five point of either side, or an open-four point of the side
+    to move."""
+    return mask_of(_core.big_board(rows, cols, k, exact, moves)[0], len(moves) % 2)
+
+
+def masked(
+    rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]
+) -> tuple[int, int] | None:
+    """The position's ``threat_mask()`` and the core's evaluation of it as it
+    stands (one reading of the board), or None as ``threat_mask()``."""
+    cells, _, value, _ = _core.big_board(rows, cols, k, exact, moves)
+    mask = mask_of(cells, len(moves) % 2)
+    return None if mask is None else (mask, value)
 
 
 def as_vector(weights: Weights) -> list[float]:
@@ -342,9 +363,7 @@ def threat_samples(games_files: Sequence[Path], seed: int) -> list[ThreatSample]
     for games_file in games_files:
         for game, plies in shuffled_games(games_file, rng):
             games += 1
-            size, exact = game["size"], game["rule"] == "exact"
-            for ply, mask in first_kept(game, plies, THREAT_POSITIONS_PER_GAME, threat_mask):
-                value = _core.big_board(size, size, 5, exact, game["moves"][:ply])[2]
+            for ply, (mask, value) in first_kept(game, plies, THREAT_POSITIONS_PER_GAME, masked):
                 out.append((games, value, mask, outcome(game["winner"], ply)))
     return out
 
@@ -356,12 +375,11 @@ def labelled_threat_samples(labels_file: Path, label_scale: float) -> list[Threa
     corrections: see ``without_extras()``) and the reference's value."""
     out: list[ThreatSample] = []
     for number, record in enumerate(read_labels(labels_file)):
-        size, exact, moves = record["size"], record["rule"] == "exact", record["moves"]
-        mask = threat_mask(size, size, 5, exact, moves)
-        if mask is None:
-            continue
-        linear = _core.big_board(size, size, 5, exact, moves)[2]
-        out.append((number, linear, mask, label_target(record["value"], label_scale)))
+        size, exact = record["size"], record["rule"] == "exact"
+        found = masked(size, size, 5, exact, record["moves"])
+        if found is not None:
+            mask, linear = found
+            out.append((number, linear, mask, label_target(record["value"], label_scale)))
     return out
 
 
@@ -675,8 +693,7 @@ def tune_threats(
     held = set(games[: len(games) // 5])
     train = [sample for sample in found if sample[0] not in held]
     check = [sample for sample in found if sample[0] in held]
-    zeros = [0] * (1 << len(THREAT_BITS))
-    before = threat_log_loss(check, zeros, scale)
+    before = threat_log_loss(check, NO_THREAT_VALUES, scale)
     after = threat_log_loss(check, fit_threats(train, scale), scale)
     values = fit_threats(found, scale)  # the values kept: fitted to every position
     seen = len({mask for _, _, mask, _ in found})
@@ -710,10 +727,14 @@ def class_counts(
     """For ``--combinations``: the side to move's count of empty cells per
     class of combination (``evaluation.CLASSES``) and the other side's; None
     where the position is not quiet (as ``features()``)."""
-    cells, sets, _, _ = _core.big_board(rows, cols, k, exact, moves)
+    return classes_of(_core.big_board(rows, cols, k, exact, moves), len(moves) % 2)
+
+
+def classes_of(board: tuple[Any, ...], me: int) -> tuple[list[int], list[int]] | None:
+    """``class_counts()`` of a ``_core.big_board()`` answer, ``me`` to move."""
+    cells, sets = board[0], board[1]
     if any(sets[i] for i in range(4)):
         return None
-    me = len(moves) % 2
     counts = [[0] * len(CLASSES) for _ in range(2)]
     for cell in cells:
         if isinstance(cell, int):
@@ -733,11 +754,12 @@ def combination_samples(
     counts: list[tuple[list[int], list[int]]] = []
     ys: list[float] = []
     for position in read_labels(labels_file):
-        size, exact, moves = position["size"], position["rule"] == "exact", position["moves"]
-        found = class_counts(size, size, 5, exact, moves)
+        size, moves = position["size"], position["moves"]
+        board = _core.big_board(size, size, 5, position["rule"] == "exact", moves)
+        found = classes_of(board, len(moves) % 2)
         if found is None:
             continue
-        evaluations.append(_core.big_board(size, size, 5, exact, moves)[2])
+        evaluations.append(board[2])
         counts.append(found)
         ys.append(label_target(position["value"], label_scale))
     return evaluations, counts, ys
@@ -757,11 +779,10 @@ class CombinationFit:
 @dataclass(frozen=True)
 class OffsetFit:
     """``fit_offsets()``'s answer: a value per column (0 where not free,
-    unrounded), the free columns, and the rows fitted and held out."""
+    unrounded), the free columns, and the rows held out."""
 
     values: np.ndarray
     free: np.ndarray
-    train: np.ndarray
     check: np.ndarray
 
 
@@ -809,7 +830,7 @@ def fit_offsets(
             break
     values = np.zeros(x.shape[1])
     values[free] = d
-    return OffsetFit(values, free, train, check)
+    return OffsetFit(values, free, check)
 
 
 def fit_combinations(

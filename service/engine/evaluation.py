@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -65,8 +65,8 @@ class Weights:
     pattern_worth_other: tuple[int, ...]
     kind_bonus_other: tuple[int, ...]
     threat_values: tuple[int, ...] = NO_THREAT_VALUES
-    correction: tuple[int, ...] = field(default=NO_CORRECTION)
-    correction_other: tuple[int, ...] = field(default=NO_CORRECTION)
+    correction: tuple[int, ...] = NO_CORRECTION
+    correction_other: tuple[int, ...] = NO_CORRECTION
 
 
 def load(path: Path) -> Weights:
