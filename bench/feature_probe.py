@@ -19,7 +19,9 @@ position for the side to move and, negated, for the other side:
 
 The fit is ``tune.fit_offsets()`` (the combinations' fit: Newton's method, a
 ridge, the same fifth held out); a family that lowers the held-out loss by
-little has nothing for the evaluation to learn from these labels.
+little has nothing for the evaluation to learn from these labels. Each line
+also gives the floor: the held-out labels' own entropy, the log loss of a
+prediction that were the labels themselves, which no evaluation goes below.
 """
 
 from __future__ import annotations
@@ -104,9 +106,17 @@ FAMILIES: dict[str, Callable[[Sequence[int], list, int], np.ndarray]] = {
 }
 
 
-def probe(family: str, labels: Path, seed: int) -> tuple[int, int, float, float]:
-    """The quiet positions, the free features, and the held-out log loss of
-    the evaluation in force before and after the family's fit."""
+def entropy(y: np.ndarray) -> float:
+    """The mean entropy of the targets ``y`` (chances in [0, 1]; 0 log 0 is
+    0): the least log loss any prediction of them can have."""
+    inner = y[(y > 0) & (y < 1)]
+    return float(-(inner * np.log(inner) + (1 - inner) * np.log(1 - inner)).sum() / len(y))
+
+
+def probe(family: str, labels: Path, seed: int) -> tuple[int, int, float, float, float]:
+    """The quiet positions, the free features, the held-out log loss of the
+    evaluation in force before and after the family's fit, and the held-out
+    labels' entropy (the floor)."""
     weights = load(EVALUATION_FILE)
     apply(weights)
     scale = float(json.loads(EVALUATION_FILE.read_text())["fitted"]["scale"])
@@ -125,7 +135,7 @@ def probe(family: str, labels: Path, seed: int) -> tuple[int, int, float, float]
     fit = fit_offsets(e, x, y, scale, seed, RIDGE, MIN_COUNT)
     before = offset_log_loss(e, x, y, fit.check, np.zeros(x.shape[1]), scale)
     after = offset_log_loss(e, x, y, fit.check, fit.values, scale)
-    return len(y), len(fit.free), before, after
+    return len(y), len(fit.free), before, after, entropy(y[fit.check])
 
 
 def main() -> int:
@@ -135,10 +145,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=27)
     args = parser.parse_args()
     for family in args.family or list(FAMILIES):
-        positions, free, before, after = probe(family, args.labels, args.seed)
+        positions, free, before, after, floor = probe(family, args.labels, args.seed)
         print(
             f"{family}: {positions} quiet positions, {free} features free; "
-            f"held-out log loss {before:.4f} -> {after:.4f}"
+            f"held-out log loss {before:.4f} -> {after:.4f} (the labels' own entropy {floor:.4f})"
         )
     return 0
 

@@ -1,16 +1,18 @@
 """``bench/feature_probe.py``: its line windows are the core's (each window
 class always reads as one pattern, in every direction, for both sides), and
-each empty cell counts once a direction."""
+each empty cell counts once a direction; its floor is the targets' entropy."""
 
 from __future__ import annotations
 
 import importlib
+import math
 import random
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 from service.engine import _core
@@ -55,3 +57,12 @@ def test_every_empty_cell_counts_once_a_direction(probe: ModuleType) -> None:
     half = len(row) // 2
     assert row[:half].sum() == 4 * empties
     assert row[half:].sum() == -4 * empties
+
+
+def test_the_floor_is_the_targets_entropy(probe: ModuleType) -> None:
+    # Decided targets cost nothing; an even chance costs log 2, whatever predicts it.
+    assert probe.entropy(np.array([0.0, 1.0])) == 0.0
+    assert probe.entropy(np.array([0.5, 1.0])) == pytest.approx(math.log(2) / 2)
+    y = np.array([0.1, 0.7, 0.95])
+    loss = -(y * np.log(y) + (1 - y) * np.log(1 - y)).mean()
+    assert probe.entropy(y) == pytest.approx(loss)
