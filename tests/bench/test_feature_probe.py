@@ -4,29 +4,20 @@ each empty cell counts once a direction; its floor is the targets' entropy."""
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
 from service.engine import _core
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.bench.test_match import bench_module
 
 
 @pytest.fixture(scope="module")
-def probe() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("feature_probe")
-    finally:
-        sys.path.remove(str(BENCH))
+def probe() -> ModuleType:
+    return bench_module("feature_probe")
 
 
 def test_a_window_class_is_one_pattern_of_the_cores(probe: ModuleType) -> None:

@@ -4,12 +4,10 @@ the fit recovers known weights, and a bad file or weight is refused."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import random
 import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -17,17 +15,12 @@ from types import ModuleType
 import pytest
 
 from service.engine import _core, evaluation
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.bench.test_match import BENCH, bench_module
 
 
 @pytest.fixture(scope="module")
-def tune() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("tune")
-    finally:
-        sys.path.remove(str(BENCH))
+def tune() -> ModuleType:
+    return bench_module("tune")
 
 
 def random_game(rng: random.Random, size: int, stones: int) -> list[int]:
