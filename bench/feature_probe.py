@@ -37,7 +37,14 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tune import fit_offsets, kind_counts, label_target, offset_log_loss, read_labels  # noqa: E402
+from tune import (  # noqa: E402
+    fit_offsets,
+    kind_counts,
+    label_target,
+    offset_log_loss,
+    quiet,
+    read_labels,
+)
 
 from service.engine import _core  # noqa: E402 - after sys.path
 from service.engine.evaluation import EVALUATION_FILE, KIND_NAMES, apply, load  # noqa: E402
@@ -126,7 +133,7 @@ def probe(family: str, labels: Path, seed: int) -> tuple[int, int, float, float,
             continue
         moves = record["moves"]
         cells, sets, evaluation, _ = _core.big_board(SIZE, SIZE, 5, 0, moves)
-        if any(sets[i] for i in range(4)):  # not quiet: as tune.features()
+        if not quiet(sets):
             continue
         e0.append(evaluation)
         rows.append(FAMILIES[family](moves, cells, len(moves) % 2))

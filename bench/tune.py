@@ -127,12 +127,18 @@ COMBINATION_MIN_COUNT = 10
 CORRECTION_LIMIT = 2000  # the core's EVALUATION_WEIGHT_LIMIT
 
 
+def quiet(sets: Sequence[Any]) -> bool:
+    """Whether ``_core.big_board()``'s sets show no five point and no
+    open-four point for either side: a position the fits count."""
+    return not any(sets[i] for i in range(4))
+
+
 def features(rows: int, cols: int, k: int, exact: bool, moves: Sequence[int]) -> list[int] | None:
     """The position's features for the side to move (see the module's
     docstring): its counts per fitted pattern and per fitted kind, the other
     side's negated, and 1; None when the position is not quiet."""
     cells, sets, _, _ = _core.big_board(rows, cols, k, exact, moves)
-    if any(sets[i] for i in range(4)):  # five points, open four points
+    if not quiet(sets):
         return None
     me = len(moves) % 2  # 0: X to move
     patterns = [[0] * len(PATTERN_NAMES) for _ in range(2)]
@@ -733,7 +739,7 @@ def class_counts(
 def classes_of(board: tuple[Any, ...], me: int) -> tuple[list[int], list[int]] | None:
     """``class_counts()`` of a ``_core.big_board()`` answer, ``me`` to move."""
     cells, sets = board[0], board[1]
-    if any(sets[i] for i in range(4)):
+    if not quiet(sets):
         return None
     counts = [[0] * len(CLASSES) for _ in range(2)]
     for cell in cells:
