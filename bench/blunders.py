@@ -27,7 +27,9 @@ process each time with a turn of ``--turn-ms``.
    brain's move (``--ours``, which must then name a brain this script can
    run: ``brain``, ``brain@REV`` or a path) at each multiple of the turn in
    ``--longer``, each checked the same way: did a non-losing move exist,
-   and did more time find one?
+   and did more time find one? ``--longer-nodes`` and ``--check-nodes``
+   ask for fixed counts of nodes instead (``INFO max_node``): the same
+   answers on a busy machine.
 4. ``--prove B1,B2``: at each first position where the reference sees its
    win, a search of this tree's engine with each node budget: does it prove
    the win too?
@@ -60,6 +62,7 @@ from tests.brain.manager import BrainProcess, Entrant, Game, brain, parse_move
 GOMOCUP_RULE = {"freestyle": 0, "exact": 1, "renju": 4}  # INFO rule's numbers
 MATE = 100_000  # a forced win in n plies is worth MATE - n, a loss -(MATE - n)
 DECIDED = MATE // 2  # beyond this a value is a forced result
+NODES_TURN_MS = 120_000  # a search of a fixed count of nodes: the turn only caps it
 LABELS = {"ours": "our", "reference": "the reference's"}
 
 
@@ -91,14 +94,20 @@ def ask(
     rule: str,
     turn_ms: int,
     details: bool,
+    nodes: int = 0,
 ) -> View:
     """One position (stones in play order from X, side to move next) asked
     of a new process of ``engine``: its move, and with ``details`` its last
-    reported value and depth."""
+    reported value and depth. With ``nodes`` its search is that many nodes
+    (``INFO max_node``; the turn, NODES_TURN_MS, only caps it), the same on
+    a loaded machine."""
     with brain(engine.command, engine.env, engine.cwd, quiet=True) as process:
         if process.ask(f"START {size}") != "OK":
             raise SystemExit(f"{engine.command[0]}: START {size} refused")
-        process.send(f"INFO timeout_turn {turn_ms}", f"INFO rule {GOMOCUP_RULE[rule]}")
+        turn = NODES_TURN_MS if nodes else turn_ms
+        process.send(f"INFO timeout_turn {turn}", f"INFO rule {GOMOCUP_RULE[rule]}")
+        if nodes:
+            process.send(f"INFO max_node {nodes}")
         if details:
             process.send("INFO show_detail 2")
         return board_view(process, stones, turn_ms / 1000 + 30)
@@ -337,6 +346,17 @@ def main() -> int:
     parser.add_argument("--check-ms", type=int, default=3000)
     parser.add_argument("--alternatives", action="store_true")
     parser.add_argument("--longer", default="1,4,16", help="multiples of --turn-ms for ours")
+    parser.add_argument(
+        "--longer-nodes",
+        default="",
+        help="node counts for ours instead of --longer, comma-separated (INFO max_node)",
+    )
+    parser.add_argument(
+        "--check-nodes",
+        type=int,
+        default=0,
+        help="the reference's check at this many nodes instead of --check-ms",
+    )
     parser.add_argument("--prove", default="", help="node budgets, comma-separated")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
@@ -412,12 +432,17 @@ def main() -> int:
 
     if args.alternatives and by_ours:
         ours = entrant(args.ours, scratch)
-        longer = [int(m) for m in args.longer.split(",")]
+        # Each of our searches: a key of the row, its turn and its nodes.
+        if args.longer_nodes:
+            searches = [(f"ours_n{n}", 0, int(n)) for n in args.longer_nodes.split(",")]
+        else:
+            searches = [(f"ours_x{m}", args.turn_ms * int(m), 0) for m in args.longer.split(",")]
 
         def check(game: LostGame, ply: int, move: tuple[int, int]) -> int:
             """Our value after ``move`` at ``ply``, by the reference's longer look."""
+            after = (*game.moves[:ply], move)
             view = ask(
-                reference, (*game.moves[:ply], move), game.size, game.rule, args.check_ms, True
+                reference, after, game.size, game.rule, args.check_ms, True, args.check_nodes
             )
             return -(view.value if view.value is not None else 0)
 
@@ -425,25 +450,24 @@ def main() -> int:
             game, ply = turn.game, turn.ply - 1
             own = views[game.index][ply].move
             row = {"reference": check(game, ply, own)}
-            for multiple in longer:
-                mine = ask(
-                    ours, game.moves[:ply], game.size, game.rule, args.turn_ms * multiple, False
-                ).move
-                row[f"ours_x{multiple}"] = check(game, ply, mine)
+            for key, turn_ms, nodes in searches:
+                mine = ask(ours, game.moves[:ply], game.size, game.rule, turn_ms, False, nodes)
+                row[key] = check(game, ply, mine.move)
             return row
 
         with ThreadPoolExecutor(args.workers) as pool:
             rows = list(pool.map(alternatives, by_ours))
         holding = [r for r in rows if r["reference"] > -DECIDED]
+        checked = f"{args.check_nodes:,} nodes" if args.check_nodes else f"{args.check_ms} ms"
         print(
             f"  of the {len(rows)} positions our move lost, the reference's own move holds in "
-            f"{len(holding)} (checked at {args.check_ms} ms)"
+            f"{len(holding)} (checked at {checked})"
         )
         found_by: dict[str, int] = {}
-        for multiple in longer:
-            key = f"ours_x{multiple}"
+        for key, turn_ms, nodes in searches:
             found_by[key] = sum(r[key] > -DECIDED for r in holding)
-            print(f"    there, ours at {multiple}x the turn holds in {found_by[key]}")
+            how = f"{nodes:,} nodes" if nodes else f"{turn_ms // args.turn_ms}x the turn"
+            print(f"    there, ours at {how} holds in {found_by[key]}")
         summary["alternatives"] = {"positions": len(rows), "holding": len(holding), **found_by}
 
     if args.prove:

@@ -17,14 +17,17 @@ from tests.brain.manager import Entrant
 FAKE_REFERENCE = """
 import sys
 stones = None
+depth = 9  # or the node count it was given
 for line in sys.stdin:
     line = line.strip()
     if line.startswith("START"):
         print("OK", flush=True)
+    elif line.startswith("INFO max_node"):
+        depth = int(line.split()[2])
     elif line == "BOARD":
         stones = []
     elif line == "DONE":
-        print("INFO DEPTH 1", "INFO EVAL 12", "INFO DEPTH 9", sep="\\n")
+        print("INFO DEPTH 1", "INFO EVAL 12", "INFO DEPTH " + str(depth), sep="\\n")
         print("INFO EVAL " + ("+M7" if len(stones) >= 5 else str(-10 * len(stones))))
         print("MESSAGE thinking done")
         print("0,0" if "0,0,1" not in stones and "0,0,2" not in stones else "1,1", flush=True)
@@ -53,6 +56,12 @@ def test_the_reference_is_read_to_its_last_report(blunders: ModuleType, referenc
     assert view == blunders.View((0, 0), -30, 9)
     won = blunders.ask(reference, [(0, 0), (1, 2), (2, 2), (3, 3), (4, 4)], 15, "exact", 100, True)
     assert won == blunders.View((1, 1), blunders.MATE - 7, 9)
+
+
+def test_a_count_of_nodes_is_sent_as_max_node(blunders: ModuleType, reference: Entrant) -> None:
+    """(The fake reports the count it was given as its depth.)"""
+    view = blunders.ask(reference, [(7, 7), (8, 8), (9, 9)], 15, "freestyle", 100, True, 40000)
+    assert view == blunders.View((0, 0), -30, 40000)
 
 
 def game(blunders: ModuleType, ours_first: bool, winner: int) -> dict[str, object]:
