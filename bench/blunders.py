@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from local_server import REPO
-from match import entrant, opening_stones
+from match import NODES_TURN_MS, entrant, opening_stones
 
 sys.path.insert(0, str(REPO))
 
@@ -62,7 +62,6 @@ from tests.brain.manager import BrainProcess, Entrant, Game, brain, parse_move
 GOMOCUP_RULE = {"freestyle": 0, "exact": 1, "renju": 4}  # INFO rule's numbers
 MATE = 100_000  # a forced win in n plies is worth MATE - n, a loss -(MATE - n)
 DECIDED = MATE // 2  # beyond this a value is a forced result
-NODES_TURN_MS = 120_000  # a search of a fixed count of nodes: the turn only caps it
 LABELS = {"ours": "our", "reference": "the reference's"}
 
 
@@ -99,8 +98,8 @@ def ask(
     """One position (stones in play order from X, side to move next) asked
     of a new process of ``engine``: its move, and with ``details`` its last
     reported value and depth. With ``nodes`` its search is that many nodes
-    (``INFO max_node``; the turn, NODES_TURN_MS, only caps it), the same on
-    a loaded machine."""
+    (``INFO max_node``; the turn, match.py's NODES_TURN_MS, only caps it),
+    the same on a loaded machine."""
     with brain(engine.command, engine.env, engine.cwd, quiet=True) as process:
         if process.ask(f"START {size}") != "OK":
             raise SystemExit(f"{engine.command[0]}: START {size} refused")
@@ -110,7 +109,7 @@ def ask(
             process.send(f"INFO max_node {nodes}")
         if details:
             process.send("INFO show_detail 2")
-        return board_view(process, stones, turn_ms / 1000 + 30)
+        return board_view(process, stones, turn / 1000 + 30)
 
 
 def board_view(process: BrainProcess, stones: Sequence[Sequence[int]], timeout: float) -> View:
@@ -432,11 +431,16 @@ def main() -> int:
 
     if args.alternatives and by_ours:
         ours = entrant(args.ours, scratch)
-        # Each of our searches: a key of the row, its turn and its nodes.
+        # Each of our searches: a key of the row, how it is told, its turn and its nodes.
         if args.longer_nodes:
-            searches = [(f"ours_n{n}", 0, int(n)) for n in args.longer_nodes.split(",")]
+            searches = [
+                (f"ours_n{n}", f"{int(n):,} nodes", 0, int(n)) for n in args.longer_nodes.split(",")
+            ]
         else:
-            searches = [(f"ours_x{m}", args.turn_ms * int(m), 0) for m in args.longer.split(",")]
+            searches = [
+                (f"ours_x{m}", f"{m}x the turn", args.turn_ms * int(m), 0)
+                for m in args.longer.split(",")
+            ]
 
         def check(game: LostGame, ply: int, move: tuple[int, int]) -> int:
             """Our value after ``move`` at ``ply``, by the reference's longer look."""
@@ -450,7 +454,7 @@ def main() -> int:
             game, ply = turn.game, turn.ply - 1
             own = views[game.index][ply].move
             row = {"reference": check(game, ply, own)}
-            for key, turn_ms, nodes in searches:
+            for key, _, turn_ms, nodes in searches:
                 mine = ask(ours, game.moves[:ply], game.size, game.rule, turn_ms, False, nodes)
                 row[key] = check(game, ply, mine.move)
             return row
@@ -464,9 +468,8 @@ def main() -> int:
             f"{len(holding)} (checked at {checked})"
         )
         found_by: dict[str, int] = {}
-        for key, turn_ms, nodes in searches:
+        for key, how, _, _ in searches:
             found_by[key] = sum(r[key] > -DECIDED for r in holding)
-            how = f"{nodes:,} nodes" if nodes else f"{turn_ms // args.turn_ms}x the turn"
             print(f"    there, ours at {how} holds in {found_by[key]}")
         summary["alternatives"] = {"positions": len(rows), "holding": len(holding), **found_by}
 
