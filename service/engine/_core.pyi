@@ -107,6 +107,9 @@ def big_board(
     int,
     tuple[int, int],
 ]: ...
+def big_threat_win(
+    rows: int, cols: int, k: int, rule: int, x: bytes, o: bytes, x_to_move: bool, nodes: int, /
+) -> tuple[int, int, tuple[int, ...], int]: ...
 def renju_first_forbidden(
     rows: int, cols: int, moves: Sequence[int], /
 ) -> tuple[int, int] | None: ...

@@ -329,3 +329,56 @@ def test_old_entries_make_way_for_new_ones_however_much_they_cost() -> None:
     ages = table.ages()
     assert sum(ages) == BUCKET_SLOTS
     assert sum(ages[4:]) == 0, ages
+
+
+def _threat_win(
+    x: list[tuple[int, int]], o: list[tuple[int, int]], nodes: int = 100_000
+) -> tuple[int, int, tuple[int, ...], int]:
+    """``_core.big_threat_win`` on 15x15 freestyle, X to move."""
+    cells = [[r * 15 + c for r, c in side] for side in (x, o)]
+    bits = [sum(1 << c for c in side).to_bytes(29, "little") for side in cells]
+    return _core.big_threat_win(15, 15, 5, 0, bits[0], bits[1], True, nodes)
+
+
+def _replayed(x: list[tuple[int, int]], o: list[tuple[int, int]], line: tuple[int, ...]) -> Board:
+    board = Board(
+        geometry(15, 15, 5),
+        sum(1 << (r * 15 + c) for r, c in x),
+        sum(1 << (r * 15 + c) for r, c in o),
+        Player.X,
+    )
+    for cell in line:
+        board = board.play(cell)
+    return board
+
+
+def test_big_threat_win_tells_continuous_fours_from_threats_with_threes() -> None:
+    # X's (7, 8) makes two fours at once, a row and a column, each closed by O.
+    x = [(7, 5), (7, 6), (7, 7), (4, 8), (5, 8), (6, 8)]
+    o = [(7, 4), (3, 8), (0, 0), (0, 14), (14, 0)]
+    kind, plies, line, _ = _threat_win(x, o)
+    assert (kind, plies, line[0]) == (1, 3, 7 * 15 + 8)
+    assert _replayed(x, o, line).winner is Player.X
+    # X's (7, 7) makes two open threes: no block stops both, but fours alone
+    # do not win.
+    x = [(7, 5), (7, 6), (5, 7), (6, 7)]
+    o = [(0, 0), (0, 14), (14, 0), (14, 14)]
+    kind, plies, line, _ = _threat_win(x, o)
+    assert (kind, line[0]) == (2, 7 * 15 + 7)
+    assert plies >= 5
+    # Nothing to threaten: nothing found, within the two phases' nodes.
+    kind, plies, line, nodes = _threat_win([(7, 7)], [(7, 8)], nodes=1_000)
+    assert (kind, plies, line) == (0, 0, ())
+    assert nodes <= 2 * 1_000 + 2
+
+
+def test_big_threat_win_stops_at_its_node_limit() -> None:
+    # Three closed threes: fours to try, none wins at once; one node a phase
+    # finds nothing and spends no more.
+    x = [(7, 4), (7, 5), (7, 6), (9, 4), (9, 5), (9, 6), (3, 12), (4, 12), (5, 12)]
+    o = [(7, 3), (9, 3), (2, 12), (14, 14), (0, 14), (14, 0), (0, 0)]
+    kind, plies, _, nodes = _threat_win(x, o, nodes=1)
+    assert (kind, plies) == (0, 0)
+    assert nodes <= 2
+    kind, plies, _, nodes = _threat_win(x, o)  # with nodes enough, the fours and threes win
+    assert kind > 0 and plies > 0 and nodes > 2

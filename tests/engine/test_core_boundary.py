@@ -80,6 +80,7 @@ def test_a_budget_out_of_range_is_refused_by_every_entry_point(budget: int) -> N
         lambda: _core.can_win(shape, new_table(), 0, 0, True, True, budget, control),
         lambda: _core.threat_win(shape, 0, 0, True, budget),
         lambda: _core.quiet_threat_win(shape, 0, 0, True, budget),
+        lambda: _core.big_threat_win(15, 15, 5, 0, b"", b"", True, budget),
     ]
     for call in calls:
         with pytest.raises(ValueError, match=f"must be from 1 to {MAX_BUDGET}"):

@@ -207,6 +207,8 @@ def fuzz_analyze_big(r: Reader) -> None:
     ctl = _core.Control(time.monotonic() + DEADLINE_S)
     max_depth = r.integer(0, 8)
     _core.analyze_big(rows, cols, k, exact, table(r), x, o, r.flag(), budget(r), ctl, max_depth)
+    if r.flag():  # (read past the inputs kept before it: zeros, so they stay as they were)
+        _core.big_threat_win(rows, cols, k, exact, x, o, r.flag(), budget(r))
 
 
 def fuzz_big_board(r: Reader) -> None:

@@ -567,3 +567,22 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     }
     return result;
 }
+
+int
+big_threat_win(BigSearch *S, uint64_t nodes, int *kind, Line *line)
+{
+    *kind = 0;
+    line->length = 0;
+    uint64_t limit = allow(&S->clock, nodes);
+    int plies = big_vcf(S, VCF_MAX_DEPTH, line);
+    unallow(&S->clock, limit);
+    if (plies) {
+        *kind = 1;
+        return plies;
+    }
+    limit = allow(&S->clock, nodes);
+    plies = big_vct_deepening(S, VCT_DEPTH, VCT_VCF_DEPTH, line);
+    unallow(&S->clock, limit);
+    *kind = plies ? 2 : 0;
+    return plies;
+}

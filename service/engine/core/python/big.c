@@ -211,6 +211,60 @@ done:
     return answer;
 }
 
+/* The side to move's win by threats alone (big_threat_win()): (kind, plies,
+ * line, nodes), kind 0 none found, 1 continuous fours, 2 fours and threes. */
+PyObject *
+core_big_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols, k, rule, x_to_move;
+    PyObject *xo, *oo, *nodes_arg;
+    uint64_t nodes;
+    if (!PyArg_ParseTuple(args, "iiiiOOpO", &rows, &cols, &k, &rule, &xo, &oo, &x_to_move,
+                          &nodes_arg) ||
+        read_count(nodes_arg, 1, MAX_BUDGET, "nodes", &nodes) < 0) {
+        return NULL;
+    }
+    BigShape *shape = malloc(sizeof(BigShape));
+    BigSearch *S = big_search_new();
+    if (shape == NULL || S == NULL) {
+        free(shape);
+        big_search_free(S);
+        return PyErr_NoMemory();
+    }
+    PyObject *answer = NULL;
+    uint8_t stone[BIG_MAX_CELLS];
+    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        goto done;
+    }
+    if (read_stones(shape, xo, oo, stone) < 0) {
+        goto done;
+    }
+    big_search_renew(S);
+    S->clock.limit = UINT64_MAX;
+    int kind, plies;
+    Line line;
+    Py_BEGIN_ALLOW_THREADS
+    big_board_init(&S->board, shape);
+    for (int cell = 0; cell < shape->cells; cell++) {
+        if (stone[cell]) {
+            S->board.side = stone[cell] - 1;
+            big_play(&S->board, cell);
+        }
+    }
+    S->board.side = x_to_move ? 0 : 1;
+    plies = big_threat_win(S, nodes, &kind, &line);
+    Py_END_ALLOW_THREADS
+    PyObject *cells = line_tuple(&line);
+    if (cells != NULL) {
+        answer = Py_BuildValue("(iiNK)", kind, plies, cells, (unsigned long long)S->clock.nodes);
+    }
+done:
+    big_search_free(S);
+    free(shape);
+    return answer;
+}
+
 /* The big board after a sequence of moves (a cell, or -1 to take the last one
  * back), as the search keeps it: per cell, each side's four patterns and
  * kind; the sets; the evaluation. For the tests, which compare it with a

@@ -112,6 +112,7 @@ PyObject *core_quiet_threat_win(PyObject *module, PyObject *args);
 extern PyTypeObject ContextType;
 PyObject *core_analyze_big(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *core_big_board(PyObject *module, PyObject *args);
+PyObject *core_big_threat_win(PyObject *module, PyObject *args);
 PyObject *core_renju_first_forbidden(PyObject *module, PyObject *args);
 PyObject *core_renju_forbidden(PyObject *module, PyObject *args);
 PyObject *core_set_evaluation(PyObject *module, PyObject *args);

@@ -29,6 +29,12 @@ static PyMethodDef core_methods[] = {
      "big board after the moves (X first; -1 takes the last move back). cells[c] is the\n"
      "stone (1 X, 2 O) or ((X's four patterns), (O's), X's kind, O's kind); sets are the\n"
      "five, flex4, four and three cells of X and of O, in that order (see big/board.h)."},
+    {"big_threat_win", (PyCFunction)core_big_threat_win, METH_VARARGS,
+     "big_threat_win(rows, cols, k, rule, x, o, x_to_move, nodes) -> (kind, plies, line,\n"
+     "nodes): the side to move's win by threats alone, as the big boards' root proves it:\n"
+     "continuous fours (kind 1), else fours and open threes (kind 2), each within `nodes`\n"
+     "nodes; kind and plies 0 where none was found (which proves nothing). For diagnostics\n"
+     "(bench/blunders.py --threat-kinds) and the tests."},
     {"renju_first_forbidden", (PyCFunction)core_renju_first_forbidden, METH_VARARGS,
      "renju_first_forbidden(rows, cols, moves) -> (index, kind) | None: the first move of X\n"
      "(moves alternate, X first) that renju forbids, kind 1 overline, 2 double four, 3 double\n"
