@@ -33,6 +33,12 @@ process each time with a turn of ``--turn-ms``.
 4. ``--prove B1,B2``: at each first position where the reference sees its
    win, a search of this tree's engine with each node budget: does it prove
    the win too?
+5. ``--threat-kinds NODES``: what the reference's winning moves are, from
+   there to the game's end: its five, a four, a block of our five point, an
+   open three (a cell then makes an open four), or a quiet move; a quiet move after
+   which the reference, were it to move again, wins by continuous fours or
+   by fours and threes (this engine's threat search, ``_core.big_threat_win``,
+   NODES nodes each) is a threat of fours or of threes, the rest quiet.
 
 Prints a summary, then one JSON object on the last line. Rapfi stays
 outside the project: this script runs the binary it is given.
@@ -55,7 +61,7 @@ from match import NODES_TURN_MS, entrant, opening_stones
 
 sys.path.insert(0, str(REPO))
 
-from service.engine import Engine, Rule, move_outcome
+from service.engine import Engine, Rule, _core, move_outcome
 from service.engine.score import Outcome
 from tests.brain.manager import BrainProcess, Entrant, Game, brain, parse_move
 
@@ -335,6 +341,52 @@ def prove(game: LostGame, ply: int, budget: int) -> tuple[bool, int]:
     return move_outcome(analysis.moves[0]) is Outcome.WIN, analysis.depth
 
 
+THREAT_KINDS = ("five", "four", "block", "three", "fours threat", "threes threat", "quiet")
+CORE_RULE = {"freestyle": 0, "exact": 1, "renju": 2}  # analyze_big's rule numbers
+
+
+def threat_kind(game: LostGame, ply: int, nodes: int) -> str:
+    """What the move at ``ply`` is for its mover (one of THREAT_KINDS); the
+    game's last move, the reference's row, is its five."""
+    if ply == len(game.moves) - 1:
+        return "five"
+    size, rule = game.size, CORE_RULE[game.rule]
+    cells = [x * size + y for x, y in game.moves[: ply + 1]]
+    _, sets, _, _ = _core.big_board(size, size, 5, rule, cells)
+    me = ply % 2  # sets: five, flex4, four and three cells, X's then O's for each
+    if sets[me]:
+        return "four"
+    if sets_before(game, ply)[1 - me]:
+        return "block"
+    if sets[2 + me]:
+        return "three"
+    x = sum(1 << c for c in cells[0::2]).to_bytes((size * size + 7) // 8, "little")
+    o = sum(1 << c for c in cells[1::2]).to_bytes((size * size + 7) // 8, "little")
+    kind, _, _, _ = _core.big_threat_win(size, size, 5, rule, x, o, me == 0, nodes)
+    return ("quiet", "fours threat", "threes threat")[kind]
+
+
+def sets_before(game: LostGame, ply: int) -> list[list[int]]:
+    """The big board's sets before the move at ``ply``."""
+    size = game.size
+    cells = [x * size + y for x, y in game.moves[:ply]]
+    return list(_core.big_board(size, size, 5, CORE_RULE[game.rule], cells)[1])
+
+
+def threat_kinds(turns: Sequence[Turn], nodes: int) -> dict[str, dict[str, int]]:
+    """The kinds of the reference's moves from each turning point to the end
+    ("all"), and of the first of them ("first")."""
+    counts = {"all": dict.fromkeys(THREAT_KINDS, 0), "first": dict.fromkeys(THREAT_KINDS, 0)}
+    for turn in turns:
+        game = turn.game
+        for ply in range(turn.ply, len(game.moves)):
+            if not game.ours_at(ply):
+                kind = threat_kind(game, ply, nodes)
+                counts["all"][kind] += 1
+                counts["first"][kind] += ply == turn.ply
+    return counts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games_file", type=Path)
@@ -357,6 +409,13 @@ def main() -> int:
         help="the reference's check at this many nodes instead of --check-ms",
     )
     parser.add_argument("--prove", default="", help="node budgets, comma-separated")
+    parser.add_argument(
+        "--threat-kinds",
+        type=int,
+        default=0,
+        metavar="NODES",
+        help="classify the reference's winning moves, NODES nodes a threat search",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--views", type=Path, help="a file of the reference's views, read if it exists and written"
@@ -485,6 +544,14 @@ def main() -> int:
                 f"{budget:,} nodes (its search's depth there: median {depth:g})"
             )
         summary["proven"] = proven
+    if args.threat_kinds:
+        kinds = threat_kinds(turns, args.threat_kinds)
+        for key, label in (("all", "moves from its win seen to the end"), ("first", "first moves")):
+            print(
+                f"  the reference's {sum(kinds[key].values())} {label}: "
+                + ", ".join(f"{kind} {count}" for kind, count in kinds[key].items())
+            )
+        summary["threat_kinds"] = kinds
     print(json.dumps(summary))
     return 0
 

@@ -147,3 +147,32 @@ def test_the_views_file_keeps_what_the_reference_said(blunders: ModuleType, tmp_
     assert blunders.read_views(path) == views
     assert blunders.read_views(tmp_path / "none.jsonl") == {}
     assert blunders.view_key(lost, 3, 1000) != blunders.view_key(lost, 3, 300)
+
+
+def test_the_references_moves_are_told_apart_by_the_threats_they_make(blunders: ModuleType) -> None:
+    # Ours is X (even plies). O answers X's four (block), builds two twos
+    # whose crossing (3, 7) would make two threes (a threat of threes), makes
+    # them, then an open four and the row.
+    moves = [
+        (12, 10), (3, 4), (12, 11), (3, 5), (12, 12), (12, 9), (12, 13), (12, 14),
+        (0, 14), (5, 7), (1, 14), (6, 7), (2, 14), (3, 7), (3, 6), (4, 7), (2, 7), (7, 7),
+    ]  # fmt: skip
+    lost = blunders.LostGame(0, 15, "freestyle", tuple(moves), 1, 0)
+    kinds = {ply: blunders.threat_kind(lost, ply, 100_000) for ply in (5, 7, 11, 13, 15, 17)}
+    assert kinds == {
+        5: "quiet",
+        7: "block",
+        11: "threes threat",
+        13: "three",
+        15: "four",
+        17: "five",
+    }
+    turn = blunders.Turn(lost, 11, True, blunders.MATE - 7, 5)
+    counted = blunders.threat_kinds([turn], 100_000)
+    assert {k: n for k, n in counted["all"].items() if n} == {
+        "threes threat": 1,
+        "three": 1,
+        "four": 1,
+        "five": 1,
+    }
+    assert {k: n for k, n in counted["first"].items() if n} == {"threes threat": 1}
