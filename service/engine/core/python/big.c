@@ -44,6 +44,32 @@ read_stones(const BigShape *sh, PyObject *xo, PyObject *oo, uint8_t *stone)
     return 0;
 }
 
+/* A big board's shape and stones from Python; -1 with the error set. */
+static int
+read_position(BigShape *sh, int rows, int cols, int k, int rule, PyObject *xo, PyObject *oo,
+              uint8_t *stone)
+{
+    if (big_shape_init(sh, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        return -1;
+    }
+    return read_stones(sh, xo, oo, stone);
+}
+
+/* A search's board: the stones read by read_stones(), the side to move's. */
+static void
+set_position(BigBoard *b, const BigShape *sh, const uint8_t *stone, int x_to_move)
+{
+    big_board_init(b, sh);
+    for (int cell = 0; cell < sh->cells; cell++) {
+        if (stone[cell]) {
+            b->side = stone[cell] - 1;
+            big_play(b, cell);
+        }
+    }
+    b->side = x_to_move ? 0 : 1;
+}
+
 static PyObject *
 line_tuple(const Line *line)
 {
@@ -138,11 +164,7 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     big_search_renew(S);
     PyObject *answer = NULL;
     uint8_t stone[BIG_MAX_CELLS];
-    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
-        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
-        goto done;
-    }
-    if (read_stones(shape, xo, oo, stone) < 0) {
+    if (read_position(shape, rows, cols, k, rule, xo, oo, stone) < 0) {
         goto done;
     }
     S->tt = table;
@@ -154,14 +176,7 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     Py_INCREF(table_object);
     Py_XINCREF(control);
     Py_BEGIN_ALLOW_THREADS
-    big_board_init(&S->board, shape);
-    for (int cell = 0; cell < shape->cells; cell++) {
-        if (stone[cell]) {
-            S->board.side = stone[cell] - 1;
-            big_play(&S->board, cell);
-        }
-    }
-    S->board.side = x_to_move ? 0 : 1;
+    set_position(&S->board, shape, stone, x_to_move);
     table_new_generation(table); /* the entries of earlier searches age */
     result = big_analyze(S, budget, moves, &count);
     atomic_fetch_add_explicit(&table->hits, S->hits, memory_order_relaxed);
@@ -233,11 +248,7 @@ core_big_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
     }
     PyObject *answer = NULL;
     uint8_t stone[BIG_MAX_CELLS];
-    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
-        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
-        goto done;
-    }
-    if (read_stones(shape, xo, oo, stone) < 0) {
+    if (read_position(shape, rows, cols, k, rule, xo, oo, stone) < 0) {
         goto done;
     }
     big_search_renew(S);
@@ -245,14 +256,7 @@ core_big_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
     int kind, plies;
     Line line;
     Py_BEGIN_ALLOW_THREADS
-    big_board_init(&S->board, shape);
-    for (int cell = 0; cell < shape->cells; cell++) {
-        if (stone[cell]) {
-            S->board.side = stone[cell] - 1;
-            big_play(&S->board, cell);
-        }
-    }
-    S->board.side = x_to_move ? 0 : 1;
+    set_position(&S->board, shape, stone, x_to_move);
     plies = big_threat_win(S, nodes, &kind, &line);
     Py_END_ALLOW_THREADS
     PyObject *cells = line_tuple(&line);
