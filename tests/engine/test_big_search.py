@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from service.engine import (
@@ -382,3 +382,39 @@ def test_big_threat_win_stops_at_its_node_limit() -> None:
     assert nodes <= 2
     kind, plies, _, nodes = _threat_win(x, o)  # with nodes enough, the fours and threes win
     assert kind > 0 and plies > 0 and nodes > 2
+
+
+@st.composite
+def late_small_positions(draw: st.DrawFn) -> Board:
+    """A 6x6 or 7x7 position of k = 4 or 5 reached by random play, still in
+    progress, with threats about: the exact core solves it."""
+    side = draw(st.sampled_from([6, 7]))
+    k = draw(st.sampled_from([4, 5]))
+    board = Board.empty(side, side, k)
+    order = draw(st.permutations(range(side * side)))
+    for cell in order[: draw(st.integers(10, side * side // 2))]:
+        if board.is_game_over():
+            break
+        board = board.play(cell)
+    assume(not board.is_game_over())
+    return board
+
+
+EXACT = Engine(node_budget=10**8, table_bytes=16 << 20)
+
+
+@settings(max_examples=150, deadline=None)
+@given(late_small_positions())
+def test_every_win_big_threat_win_claims_is_a_win_of_the_exact_search(board: Board) -> None:
+    # The big boards' threat search is a proof: on boards the exact core
+    # solves, each win it claims is the mover's, no sooner than the fastest.
+    size = (board.shape.cells + 7) // 8
+    kind, plies, line, _ = _core.big_threat_win(
+        board.rows, board.cols, board.k, board.shape.core_rule(),
+        board.x.to_bytes(size, "little"), board.o.to_bytes(size, "little"),
+        board.side_to_move is Player.X, 1_000_000,
+    )  # fmt: skip
+    if kind:
+        exact = EXACT.analyze(board)
+        assert exact.outcome is Outcome.WIN, (board.format(), line)
+        assert exact.plies is None or exact.plies <= plies  # (None: distance not proven)
