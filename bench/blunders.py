@@ -360,10 +360,19 @@ def threat_kind(game: LostGame, ply: int, nodes: int) -> str:
         return "block"
     if sets[2 + me]:
         return "three"
+    return ("quiet", "fours threat", "threes threat")[threat_win(game, ply + 1, me, nodes)]
+
+
+def threat_win(game: LostGame, ply: int, mover: int, nodes: int) -> int:
+    """Our threat search's win for ``mover`` (0 X, 1 O) to move after the
+    first ``ply`` moves: 0 none found, 1 by fours, 2 by fours and threes."""
+    size = game.size
+    cells = [x * size + y for x, y in game.moves[:ply]]
     x = sum(1 << c for c in cells[0::2]).to_bytes((size * size + 7) // 8, "little")
     o = sum(1 << c for c in cells[1::2]).to_bytes((size * size + 7) // 8, "little")
-    kind, _, _, _ = _core.big_threat_win(size, size, 5, rule, x, o, me == 0, nodes)
-    return ("quiet", "fours threat", "threes threat")[kind]
+    rule = CORE_RULE[game.rule]
+    kind: int = _core.big_threat_win(size, size, 5, rule, x, o, mover == 0, nodes)[0]
+    return kind
 
 
 def sets_before(game: LostGame, ply: int) -> list[list[int]]:
@@ -375,8 +384,11 @@ def sets_before(game: LostGame, ply: int) -> list[list[int]]:
 
 def threat_kinds(turns: Sequence[Turn], nodes: int) -> dict[str, dict[str, int]]:
     """The kinds of the reference's moves from each turning point to the end
-    ("all"), and of the first of them ("first")."""
+    ("all"), and of the first of them ("first"); and how many of the
+    positions before them our threat search proves won for the reference
+    ("proven": of all of them, and of the turning points)."""
     counts = {"all": dict.fromkeys(THREAT_KINDS, 0), "first": dict.fromkeys(THREAT_KINDS, 0)}
+    proven = {"positions": 0, "won": 0, "turning_points": 0, "turning_points_won": 0}
     for turn in turns:
         game = turn.game
         for ply in range(turn.ply, len(game.moves)):
@@ -384,7 +396,12 @@ def threat_kinds(turns: Sequence[Turn], nodes: int) -> dict[str, dict[str, int]]
                 kind = threat_kind(game, ply, nodes)
                 counts["all"][kind] += 1
                 counts["first"][kind] += ply == turn.ply
-    return counts
+                won = threat_win(game, ply, ply % 2, nodes) > 0
+                proven["positions"] += 1
+                proven["won"] += won
+                proven["turning_points"] += ply == turn.ply
+                proven["turning_points_won"] += won and ply == turn.ply
+    return {**counts, "proven": proven}
 
 
 def main() -> int:
@@ -551,6 +568,12 @@ def main() -> int:
                 f"  the reference's {sum(kinds[key].values())} {label}: "
                 + ", ".join(f"{kind} {count}" for kind, count in kinds[key].items())
             )
+        proven = kinds["proven"]
+        print(
+            f"  our threat search proves the reference's win before {proven['won']} of those "
+            f"{proven['positions']} moves, {proven['turning_points_won']} of the "
+            f"{proven['turning_points']} first"
+        )
         summary["threat_kinds"] = kinds
     print(json.dumps(summary))
     return 0
