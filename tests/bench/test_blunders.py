@@ -176,13 +176,14 @@ def test_the_references_moves_are_told_apart_by_the_threats_they_make(blunders: 
         "five": 1,
     }
     assert {k: n for k, n in counted["first"].items() if n} == {"threes threat": 1}
-    # Our threat search proves O's win before ply 11 already (O had more than
-    # the one threat), before its four and before its row; before ply 13,
-    # with X's three in column 14 to make fours of, it finds none.
+    # Our threat search proves O's win before each of its moves from ply 11
+    # on (before ply 11 already: O had more than the one threat); before ply
+    # 13 X's three in column 14 makes fours that O's blocks answer while its
+    # own three stands.
     assert counted["proven"] == {
         "positions": 4,
-        "won": 3,
+        "won": 4,
         "turning_points": 1,
         "turning_points_won": 1,
     }
-    assert [blunders.threat_win(lost, ply, 1, 100_000) for ply in (11, 13, 15, 17)] == [2, 0, 1, 1]
+    assert [blunders.threat_win(lost, ply, 1, 100_000) for ply in (11, 13, 15, 17)] == [2, 2, 1, 1]

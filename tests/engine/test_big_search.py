@@ -418,3 +418,19 @@ def test_every_win_big_threat_win_claims_is_a_win_of_the_exact_search(board: Boa
         exact = EXACT.analyze(board)
         assert exact.outcome is Outcome.WIN, (board.format(), line)
         assert exact.plies is None or exact.plies <= plies  # (None: distance not proven)
+
+
+def test_a_forced_block_that_keeps_an_open_three_goes_on_threatening() -> None:
+    # k = 4: O's three in column 4 makes (2, 4) its row to complete, so X's
+    # only move is to block there, a move that makes nothing. But X's two in
+    # row 1, open at both ends, is k = 4's open three, and it is still there
+    # after the block: O must answer it, and no answer saves O. (Before, the
+    # threat search took a forced block for a threat only if it made one.)
+    board = Board.parse("....../.XX..O/XO..../..X.O./....O./.X.OOX", k=4)
+    size = (board.shape.cells + 7) // 8
+    kind, plies, line, _ = _core.big_threat_win(
+        6, 6, 4, board.shape.core_rule(), board.x.to_bytes(size, "little"),
+        board.o.to_bytes(size, "little"), True, 100_000,
+    )  # fmt: skip
+    assert (kind, plies, line[0]) == (2, 5, 2 * 6 + 4)
+    assert EXACT.analyze(board).outcome is Outcome.WIN

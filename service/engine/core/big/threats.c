@@ -12,10 +12,12 @@
  * take one of the cells that stop it (or make a four of its own, which the
  * attacker answers). big_defences() lists every such cell by trying each cell
  * that could matter, so the search is complete over the defender's replies:
- * any other reply lets the attacker make an open four and win. Every rule:
- * the patterns know what wins. Under renju X plays only the moves it may
- * (big_legal()), its forbidden flex4 cells threaten nothing, and O also wins
- * by a four whose block X may not take.
+ * any other reply lets the attacker make an open four and win. A four of the
+ * defender's is answered by the attacker's block, which need be no threat of
+ * its own where the three it answered still stands: the defender faces the
+ * three again. Every rule: the patterns know what wins. Under renju X plays
+ * only the moves it may (big_legal()), its forbidden flex4 cells threaten
+ * nothing, and O also wins by a four whose block X may not take.
  *
  * Soundness, stated once: a win returned here holds against every defence.
  * A failure proves nothing (the depth or the clock ran out first); failures
@@ -358,12 +360,13 @@ big_vct(BigSearch *S, int depth, int vcf_depth, Line *line)
         moves.w[i] |= b->three[a].w[i];
     }
     if (defender_points == 1) {
+        /* The block is the only move. It may be no threat of its own and
+         * still keep one: an open three the defender answered with a four
+         * is still there, and the loop below reads the block as a three
+         * then (every defence must lose). */
         int forced = cells_first(&b->five[d]);
-        int threat = cells_has(&moves, forced);
         memset(&moves, 0, sizeof(moves));
-        if (threat) {
-            cells_add(&moves, forced);
-        }
+        cells_add(&moves, forced);
     }
     /* The strongest threats first, by the search's move order. */
     int16_t order[BIG_MAX_CELLS];
