@@ -160,6 +160,32 @@ share(uint64_t budget, int percent)
     return budget / 100 * (uint64_t)percent + 1;
 }
 
+/* The mover's win by threats: continuous fours within ``vcf_nodes`` nodes
+ * and ``vcf_percent`` of the time left, else fours and threes within
+ * ``vct_nodes`` and ``vct_percent``. The plies of the win (0: none found),
+ * *kind 1 or 2 as big_threat_win() says, and its line. */
+static int
+threat_phases(BigSearch *S, uint64_t vcf_nodes, int vcf_percent, uint64_t vct_nodes,
+              int vct_percent, int *kind, Line *line)
+{
+    line->length = 0;
+    uint64_t limit = allow(&S->clock, vcf_nodes);
+    int64_t phase = allow_time(&S->clock, vcf_percent);
+    int plies = big_vcf(S, VCF_MAX_DEPTH, line);
+    unallow_time(&S->clock, phase);
+    unallow(&S->clock, limit);
+    *kind = plies ? 1 : 0;
+    if (!plies && !S->clock.stop) {
+        limit = allow(&S->clock, vct_nodes);
+        phase = allow_time(&S->clock, vct_percent);
+        plies = big_vct_deepening(S, VCT_DEPTH, VCT_VCF_DEPTH, line);
+        unallow_time(&S->clock, phase);
+        unallow(&S->clock, limit);
+        *kind = plies ? 2 : 0;
+    }
+    return plies;
+}
+
 /* Phase 4: iterative deepening over the moves not settled. */
 static int
 deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest)
@@ -457,18 +483,9 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
     int prove = S->max_depth == 0;
     if (prove && !won && !their_points && !deadline_hit && !cancelled) {
         Line proof;
-        uint64_t limit = allow(&S->clock, share(budget, VCF_SHARE));
-        int64_t phase = allow_time(&S->clock, VCF_SHARE);
-        int plies = big_vcf(S, VCF_MAX_DEPTH, &proof);
-        unallow_time(&S->clock, phase);
-        unallow(&S->clock, limit);
-        if (!plies && !S->clock.stop) {
-            limit = allow(&S->clock, share(budget, VCT_SHARE));
-            phase = allow_time(&S->clock, VCT_SHARE);
-            plies = big_vct_deepening(S, VCT_DEPTH, VCT_VCF_DEPTH, &proof);
-            unallow_time(&S->clock, phase);
-            unallow(&S->clock, limit);
-        }
+        int kind;
+        int plies = threat_phases(S, share(budget, VCF_SHARE), VCF_SHARE,
+                                  share(budget, VCT_SHARE), VCT_SHARE, &kind, &proof);
         if (plies) {
             for (int i = 0; i < n; i++) {
                 if (moves[i].cell == proof.cell[0] && !moves[i].settled) {
@@ -571,18 +588,5 @@ big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count)
 int
 big_threat_win(BigSearch *S, uint64_t nodes, int *kind, Line *line)
 {
-    *kind = 0;
-    line->length = 0;
-    uint64_t limit = allow(&S->clock, nodes);
-    int plies = big_vcf(S, VCF_MAX_DEPTH, line);
-    unallow(&S->clock, limit);
-    if (plies) {
-        *kind = 1;
-        return plies;
-    }
-    limit = allow(&S->clock, nodes);
-    plies = big_vct_deepening(S, VCT_DEPTH, VCT_VCF_DEPTH, line);
-    unallow(&S->clock, limit);
-    *kind = plies ? 2 : 0;
-    return plies;
+    return threat_phases(S, nodes, 100, nodes, 100, kind, line);
 }

@@ -35,9 +35,9 @@ typedef struct {
  * helper starts, so that the main search and its helpers share one. */
 BigRootResult big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int *count);
 
-/* The side to move's win by threats alone, as the root's proof phases look
- * for it: continuous fours (up to VCF_MAX_DEPTH of them), else fours and open
- * threes (deepening to the root's VCT depth), each within ``nodes`` nodes.
+/* The side to move's win by threats alone, by the root's own proof phases:
+ * continuous fours (up to VCF_MAX_DEPTH of them), else fours and open threes
+ * (deepening to the root's VCT depth), each within ``nodes`` nodes.
  * The plies of the win found (0: none; a failure proves nothing), with
  * *kind 1 for fours alone and 2 for threats with threes, and its line. For
  * the diagnostics of bench/blunders.py and the tests. */
