@@ -350,9 +350,7 @@ def threat_kind(game: LostGame, ply: int, nodes: int) -> str:
     game's last move, the reference's row, is its five."""
     if ply == len(game.moves) - 1:
         return "five"
-    size, rule = game.size, CORE_RULE[game.rule]
-    cells = [x * size + y for x, y in game.moves[: ply + 1]]
-    _, sets, _, _ = _core.big_board(size, size, 5, rule, cells)
+    sets = sets_before(game, ply + 1)
     me = ply % 2  # sets: five, flex4, four and three cells, X's then O's for each
     if sets[me]:
         return "four"
@@ -363,11 +361,15 @@ def threat_kind(game: LostGame, ply: int, nodes: int) -> str:
     return ("quiet", "fours threat", "threes threat")[threat_win(game, ply + 1, me, nodes)]
 
 
+def cells_before(game: LostGame, ply: int) -> list[int]:
+    """The cells of the first ``ply`` moves, as the core numbers them."""
+    return [x * game.size + y for x, y in game.moves[:ply]]
+
+
 def threat_win(game: LostGame, ply: int, mover: int, nodes: int) -> int:
     """Our threat search's win for ``mover`` (0 X, 1 O) to move after the
     first ``ply`` moves: 0 none found, 1 by fours, 2 by fours and threes."""
-    size = game.size
-    cells = [x * size + y for x, y in game.moves[:ply]]
+    size, cells = game.size, cells_before(game, ply)
     x = sum(1 << c for c in cells[0::2]).to_bytes((size * size + 7) // 8, "little")
     o = sum(1 << c for c in cells[1::2]).to_bytes((size * size + 7) // 8, "little")
     rule = CORE_RULE[game.rule]
@@ -377,8 +379,7 @@ def threat_win(game: LostGame, ply: int, mover: int, nodes: int) -> int:
 
 def sets_before(game: LostGame, ply: int) -> list[list[int]]:
     """The big board's sets before the move at ``ply``."""
-    size = game.size
-    cells = [x * size + y for x, y in game.moves[:ply]]
+    size, cells = game.size, cells_before(game, ply)
     return list(_core.big_board(size, size, 5, CORE_RULE[game.rule], cells)[1])
 
 

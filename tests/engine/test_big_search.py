@@ -403,17 +403,22 @@ def late_small_positions(draw: st.DrawFn) -> Board:
 EXACT = Engine(node_budget=10**8, table_bytes=16 << 20)
 
 
+def _board_threat_win(board: Board, nodes: int) -> tuple[int, int, tuple[int, ...], int]:
+    """``_core.big_threat_win`` on ``board``, its side to move's."""
+    size = (board.shape.cells + 7) // 8
+    return _core.big_threat_win(
+        board.rows, board.cols, board.k, board.shape.core_rule(),
+        board.x.to_bytes(size, "little"), board.o.to_bytes(size, "little"),
+        board.side_to_move is Player.X, nodes,
+    )  # fmt: skip
+
+
 @settings(max_examples=150, deadline=None)
 @given(late_small_positions())
 def test_every_win_big_threat_win_claims_is_a_win_of_the_exact_search(board: Board) -> None:
     # The big boards' threat search is a proof: on boards the exact core
     # solves, each win it claims is the mover's, no sooner than the fastest.
-    size = (board.shape.cells + 7) // 8
-    kind, plies, line, _ = _core.big_threat_win(
-        board.rows, board.cols, board.k, board.shape.core_rule(),
-        board.x.to_bytes(size, "little"), board.o.to_bytes(size, "little"),
-        board.side_to_move is Player.X, 1_000_000,
-    )  # fmt: skip
+    kind, plies, line, _ = _board_threat_win(board, 1_000_000)
     if kind:
         exact = EXACT.analyze(board)
         assert exact.outcome is Outcome.WIN, (board.format(), line)
@@ -427,10 +432,7 @@ def test_a_forced_block_that_keeps_an_open_three_goes_on_threatening() -> None:
     # after the block: O must answer it, and no answer saves O. (Before, the
     # threat search took a forced block for a threat only if it made one.)
     board = Board.parse("....../.XX..O/XO..../..X.O./....O./.X.OOX", k=4)
-    size = (board.shape.cells + 7) // 8
-    kind, plies, line, _ = _core.big_threat_win(
-        6, 6, 4, board.shape.core_rule(), board.x.to_bytes(size, "little"),
-        board.o.to_bytes(size, "little"), True, 100_000,
-    )  # fmt: skip
+    assert board.side_to_move is Player.X
+    kind, plies, line, _ = _board_threat_win(board, 100_000)
     assert (kind, plies, line[0]) == (2, 5, 2 * 6 + 4)
     assert EXACT.analyze(board).outcome is Outcome.WIN
