@@ -9,7 +9,8 @@
  * The files: module.c (the module: its functions' table and constants),
  * types.c (Shape, Table and Control for Python, and the converters that
  * check them), small.c (the small boards' functions), big.c (the big
- * boards', the evaluation's weights and the brain's). This header comes
+ * boards' analyses), renju.c (renju's forbidden cells), weights.c (the big
+ * boards' evaluation weights) and brain.c (the Gomocup brain). This header comes
  * first in each, and Python.h first in it, as Python asks. No file outside
  * this folder includes it, so the rest of the core compiles without Python
  * (the brain's executables leave this folder out).
@@ -22,6 +23,7 @@
 
 #include "../clock.h"
 #include "../common.h"
+#include "../big/board.h"
 #include "../small/board.h"
 #include "../table.h"
 
@@ -108,11 +110,20 @@ PyObject *core_proven_positions(PyObject *module, PyObject *args);
 PyObject *core_can_win(PyObject *module, PyObject *args);
 PyObject *core_quiet_threat_win(PyObject *module, PyObject *args);
 
-/* big.c: the big boards' functions, one game's search Context, the brain. */
+/* big.c: the big boards' analyses, one game's search Context. */
+#define BIG_SHAPE_RANGE                                                                            \
+    "a big board is 3 to 20 cells a side, k 3 to the longer, rule 0 (freestyle), 1 (exact) or "    \
+    "2 (renju, k = 5)"
+/* A big board's stones from Python: one bytes object per side, bit i of the
+ * little-endian bytes for cell i, disjoint and on the board; -1 with the
+ * error set otherwise. */
+int read_stones(const BigShape *sh, PyObject *xo, PyObject *oo, uint8_t *stone);
 extern PyTypeObject ContextType;
 PyObject *core_analyze_big(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *core_big_board(PyObject *module, PyObject *args);
 PyObject *core_big_threat_win(PyObject *module, PyObject *args);
+
+/* renju.c, weights.c and brain.c (their documentation: module.c). */
 PyObject *core_renju_first_forbidden(PyObject *module, PyObject *args);
 PyObject *core_renju_forbidden(PyObject *module, PyObject *args);
 PyObject *core_set_evaluation(PyObject *module, PyObject *args);
