@@ -231,6 +231,8 @@ bench: $(DEV_STAMP)
 	@echo "  make gauntlet REFERENCE=/path/to/pbrain-rapfi BASELINE=brain@main GAUNTLET_ARGS='--nodes 100000 --turn-ms 60000 --pairs 256 --openings bench/openings/contested.txt'"
 	@echo "Where the lost games of a match or a gauntlet were lost, in Rapfi's eyes:"
 	@echo "  .venv/bin/python bench/blunders.py GAMES.jsonl --reference /path/to/pbrain-rapfi --ours brain@main"
+	@echo "How far ahead each engine sees the win at one of those positions:"
+	@echo "  .venv/bin/python bench/horizon.py GAMES.jsonl --reference /path/to/pbrain-rapfi --ours brain@main --game 0 --ply 6"
 	@echo "The clock with the machine busy:  make match OPPONENT=brain MATCH_ARGS='--turn-ms 300 --pairs 24 --busy 2'"
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py

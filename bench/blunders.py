@@ -369,12 +369,20 @@ def cells_before(game: LostGame, ply: int) -> list[int]:
 def threat_win(game: LostGame, ply: int, mover: int, nodes: int) -> int:
     """Our threat search's win for ``mover`` (0 X, 1 O) to move after the
     first ``ply`` moves: 0 none found, 1 by fours, 2 by fours and threes."""
-    size, cells = game.size, cells_before(game, ply)
-    x = sum(1 << c for c in cells[0::2]).to_bytes((size * size + 7) // 8, "little")
-    o = sum(1 << c for c in cells[1::2]).to_bytes((size * size + 7) // 8, "little")
+    size = game.size
+    x, o = stone_bytes(size, cells_before(game, ply))
     rule = CORE_RULE[game.rule]
     kind: int = _core.big_threat_win(size, size, 5, rule, x, o, mover == 0, nodes)[0]
     return kind
+
+
+def stone_bytes(size: int, cells: Sequence[int]) -> tuple[bytes, bytes]:
+    """X's and O's stones (cells in play order from X) as the core's big-board
+    functions take them: a little-endian bitboard each."""
+    nbytes = (size * size + 7) // 8
+    x = sum(1 << c for c in cells[0::2]).to_bytes(nbytes, "little")
+    o = sum(1 << c for c in cells[1::2]).to_bytes(nbytes, "little")
+    return x, o
 
 
 def sets_before(game: LostGame, ply: int) -> list[list[int]]:

@@ -424,7 +424,9 @@ def test_the_games_report_counts_by_colour_and_finds_where_replies_turned_instan
     ]
 
 
-@pytest.mark.parametrize("name", ["sprt", "gauntlet", "games_report", "blunders", "match", "tune"])
+@pytest.mark.parametrize(
+    "name", ["sprt", "gauntlet", "games_report", "blunders", "horizon", "match", "tune"]
+)
 def test_the_examples_in_the_bench_scripts_hold(name: str) -> None:
     """Their doctests (bench/ is outside pytest's doctest paths)."""
     result = doctest.testmod(bench_module(name))
