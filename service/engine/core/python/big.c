@@ -7,7 +7,9 @@
 
 #include "../big/root.h"
 
-int
+/* A big board's stones from Python: one bytes object per side, bit i of the
+ * little-endian bytes for cell i, disjoint and on the board. */
+static int
 read_stones(const BigShape *sh, PyObject *xo, PyObject *oo, uint8_t *stone)
 {
     PyObject *sides[2] = {xo, oo};
@@ -36,10 +38,9 @@ read_stones(const BigShape *sh, PyObject *xo, PyObject *oo, uint8_t *stone)
     return 0;
 }
 
-/* A big board's shape and stones from Python; -1 with the error set. */
-static int
-read_position(BigShape *sh, int rows, int cols, int k, int rule, PyObject *xo, PyObject *oo,
-              uint8_t *stone)
+int
+read_big_position(BigShape *sh, int rows, int cols, int k, int rule, PyObject *xo, PyObject *oo,
+                  uint8_t *stone)
 {
     if (big_shape_init(sh, rows, cols, k, rule) < 0) {
         PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
@@ -48,9 +49,8 @@ read_position(BigShape *sh, int rows, int cols, int k, int rule, PyObject *xo, P
     return read_stones(sh, xo, oo, stone);
 }
 
-/* A search's board: the stones read by read_stones(), the side to move's. */
-static void
-set_position(BigBoard *b, const BigShape *sh, const uint8_t *stone, int x_to_move)
+void
+set_big_position(BigBoard *b, const BigShape *sh, const uint8_t *stone, int x_to_move)
 {
     big_board_init(b, sh);
     for (int cell = 0; cell < sh->cells; cell++) {
@@ -156,7 +156,7 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     big_search_renew(S);
     PyObject *answer = NULL;
     uint8_t stone[BIG_MAX_CELLS];
-    if (read_position(shape, rows, cols, k, rule, xo, oo, stone) < 0) {
+    if (read_big_position(shape, rows, cols, k, rule, xo, oo, stone) < 0) {
         goto done;
     }
     S->tt = table;
@@ -168,7 +168,7 @@ core_analyze_big(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     Py_INCREF(table_object);
     Py_XINCREF(control);
     Py_BEGIN_ALLOW_THREADS
-    set_position(&S->board, shape, stone, x_to_move);
+    set_big_position(&S->board, shape, stone, x_to_move);
     table_new_generation(table); /* the entries of earlier searches age */
     result = big_analyze(S, budget, moves, &count);
     atomic_fetch_add_explicit(&table->hits, S->hits, memory_order_relaxed);
@@ -240,7 +240,7 @@ core_big_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
     }
     PyObject *answer = NULL;
     uint8_t stone[BIG_MAX_CELLS];
-    if (read_position(shape, rows, cols, k, rule, xo, oo, stone) < 0) {
+    if (read_big_position(shape, rows, cols, k, rule, xo, oo, stone) < 0) {
         goto done;
     }
     big_search_renew(S);
@@ -248,7 +248,7 @@ core_big_threat_win(PyObject *Py_UNUSED(module), PyObject *args)
     int kind, plies;
     Line line;
     Py_BEGIN_ALLOW_THREADS
-    set_position(&S->board, shape, stone, x_to_move);
+    set_big_position(&S->board, shape, stone, x_to_move);
     plies = big_threat_win(S, nodes, &kind, &line);
     Py_END_ALLOW_THREADS
     PyObject *cells = line_tuple(&line);

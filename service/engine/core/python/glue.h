@@ -114,10 +114,13 @@ PyObject *core_quiet_threat_win(PyObject *module, PyObject *args);
 #define BIG_SHAPE_RANGE                                                                            \
     "a big board is 3 to 20 cells a side, k 3 to the longer, rule 0 (freestyle), 1 (exact) or "    \
     "2 (renju, k = 5)"
-/* A big board's stones from Python: one bytes object per side, bit i of the
- * little-endian bytes for cell i, disjoint and on the board; -1 with the
- * error set otherwise. */
-int read_stones(const BigShape *sh, PyObject *xo, PyObject *oo, uint8_t *stone);
+/* A big board's shape and stones from Python (x and o: one bytes object per
+ * side, bit i of the little-endian bytes for cell i, disjoint and on the
+ * board); -1 with the error set otherwise. */
+int read_big_position(BigShape *sh, int rows, int cols, int k, int rule, PyObject *xo,
+                      PyObject *oo, uint8_t *stone);
+/* A board of the shape with the stones read_big_position() read, and the side to move. */
+void set_big_position(BigBoard *b, const BigShape *sh, const uint8_t *stone, int x_to_move);
 extern PyTypeObject ContextType;
 PyObject *core_analyze_big(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *core_big_board(PyObject *module, PyObject *args);

@@ -4,7 +4,9 @@
  */
 #include "glue.h"
 
-/* A renju board of rows x cols (k = 5), empty; NULL with an exception set. */
+/* A renju board of rows x cols (k = 5), empty; NULL with an exception set
+ * (the first forbidden move's board; a position's comes from big.c's
+ * read_big_position() and set_big_position()). */
 static BigBoard *
 renju_board(int rows, int cols, BigShape *shape)
 {
@@ -72,18 +74,15 @@ core_renju_forbidden(PyObject *Py_UNUSED(module), PyObject *args)
     }
     BigShape shape;
     uint8_t stone[BIG_MAX_CELLS];
-    BigBoard *b = renju_board(rows, cols, &shape);
-    PyObject *answer = NULL;
-    if (b == NULL || read_stones(&shape, xo, oo, stone) < 0) {
-        goto done;
+    if (read_big_position(&shape, rows, cols, 5, RULE_RENJU, xo, oo, stone) < 0) {
+        return NULL;
     }
-    for (int cell = 0; cell < shape.cells; cell++) {
-        if (stone[cell]) {
-            b->side = stone[cell] - 1;
-            big_play(b, cell);
-        }
+    BigBoard *b = malloc(sizeof(BigBoard));
+    if (b == NULL) {
+        return PyErr_NoMemory();
     }
-    answer = PyList_New(0);
+    set_big_position(b, &shape, stone, 1); /* (big_forbidden() asks nothing of the side to move) */
+    PyObject *answer = PyList_New(0);
     for (int cell = 0; answer != NULL && cell < shape.cells; cell++) {
         int kind = big_forbidden(b, cell);
         if (kind == FORBID_NONE) {
@@ -95,7 +94,6 @@ core_renju_forbidden(PyObject *Py_UNUSED(module), PyObject *args)
         }
         Py_XDECREF(item);
     }
-done:
     free(b);
     return answer;
 }
