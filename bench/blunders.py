@@ -51,8 +51,9 @@ import json
 import statistics
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +93,25 @@ class View:
     depth: int | None
 
 
+@contextmanager
+def started(
+    engine: Entrant, size: int, rule: str, turn_ms: int, details: bool, nodes: int = 0
+) -> Iterator[BrainProcess]:
+    """A new process of ``engine``, started on the board with a turn of
+    ``turn_ms``, its rule, with ``nodes`` a search of that many nodes
+    (``INFO max_node``) and with ``details`` its search reported
+    (``INFO show_detail 2``)."""
+    with brain(engine.command, engine.env, engine.cwd, quiet=True) as process:
+        if process.ask(f"START {size}") != "OK":
+            raise SystemExit(f"{engine.command[0]}: START {size} refused")
+        process.send(f"INFO timeout_turn {turn_ms}", f"INFO rule {GOMOCUP_RULE[rule]}")
+        if nodes:
+            process.send(f"INFO max_node {nodes}")
+        if details:
+            process.send("INFO show_detail 2")
+        yield process
+
+
 def ask(
     engine: Entrant,
     stones: Sequence[Sequence[int]],
@@ -106,25 +126,24 @@ def ask(
     reported value and depth. With ``nodes`` its search is that many nodes
     (``INFO max_node``; the turn, match.py's NODES_TURN_MS, only caps it),
     the same on a loaded machine."""
-    with brain(engine.command, engine.env, engine.cwd, quiet=True) as process:
-        if process.ask(f"START {size}") != "OK":
-            raise SystemExit(f"{engine.command[0]}: START {size} refused")
-        turn = NODES_TURN_MS if nodes else turn_ms
-        process.send(f"INFO timeout_turn {turn}", f"INFO rule {GOMOCUP_RULE[rule]}")
-        if nodes:
-            process.send(f"INFO max_node {nodes}")
-        if details:
-            process.send("INFO show_detail 2")
+    turn = NODES_TURN_MS if nodes else turn_ms
+    with started(engine, size, rule, turn, details, nodes) as process:
         return board_view(process, stones, turn / 1000 + 30)
 
 
-def board_view(process: BrainProcess, stones: Sequence[Sequence[int]], timeout: float) -> View:
-    """One position (stones in play order from X, the side to move's sent as
-    1) set with ``BOARD`` on a started process, and its answer: the move,
-    and the last value and depth it reported (None where it reported none)."""
+def send_board(process: BrainProcess, stones: Sequence[Sequence[int]]) -> None:
+    """A position (stones in play order from X, the side to move's sent as
+    1) set with ``BOARD``, which asks the process for its move."""
     mine = len(stones) % 2
     lines = [f"{x},{y},{1 if i % 2 == mine else 2}" for i, (x, y) in enumerate(stones)]
     process.send("BOARD", *lines, "DONE")
+
+
+def board_view(process: BrainProcess, stones: Sequence[Sequence[int]], timeout: float) -> View:
+    """One position set on a started process (send_board()), and its answer:
+    the move, and the last value and depth it reported (None where it
+    reported none)."""
+    send_board(process, stones)
     value = depth = None
     while True:
         line = process.answer(timeout=timeout)
@@ -363,7 +382,12 @@ def threat_kind(game: LostGame, ply: int, nodes: int) -> str:
 
 def cells_before(game: LostGame, ply: int) -> list[int]:
     """The cells of the first ``ply`` moves, as the core numbers them."""
-    return [x * game.size + y for x, y in game.moves[:ply]]
+    return cells_of(game.size, game.moves[:ply])
+
+
+def cells_of(size: int, moves: Iterable[Sequence[int]]) -> list[int]:
+    """Moves (x, y) as the core numbers their cells."""
+    return [x * size + y for x, y in moves]
 
 
 def threat_win(game: LostGame, ply: int, mover: int, nodes: int) -> int:

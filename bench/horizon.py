@@ -38,10 +38,12 @@ from typing import Any
 from blunders import (
     CORE_RULE,
     DECIDED,
-    GOMOCUP_RULE,
     cells_before,
+    cells_of,
     lost_games,
     parse_eval,
+    send_board,
+    started,
     stone_bytes,
 )
 from local_server import REPO
@@ -49,7 +51,7 @@ from local_server import REPO
 sys.path.insert(0, str(REPO))
 
 from service.engine import _core  # (its import sets the evaluation's weights)
-from tests.brain.manager import Entrant, brain
+from tests.brain.manager import Entrant
 
 SEEN = 0.95  # an unproven win's estimate lies in (0.95, 0.99): see core/big/root.c
 
@@ -99,15 +101,8 @@ def reference_iterations(
 ) -> list[Iteration]:
     """The reference's iterations on one position (stones in play order from
     X), a new process and one turn."""
-    with brain(engine.command, engine.env, engine.cwd, quiet=True) as process:
-        if process.ask(f"START {size}") != "OK":
-            raise SystemExit(f"{engine.command[0]}: START {size} refused")
-        process.send(
-            f"INFO timeout_turn {turn_ms}", f"INFO rule {GOMOCUP_RULE[rule]}", "INFO show_detail 2"
-        )
-        mine = len(stones) % 2
-        board = [f"{x},{y},{1 if i % 2 == mine else 2}" for i, (x, y) in enumerate(stones)]
-        process.send("BOARD", *board, "DONE")
+    with started(engine, size, rule, turn_ms, True) as process:
+        send_board(process, stones)
         report = []
         while (line := process.answer(timeout=turn_ms / 1000 + 30)).startswith(("INFO", "MESSAGE")):
             report.append(line)
@@ -167,7 +162,7 @@ def line_walk(
     it sees and proves the win."""
     walked: list[dict[str, Any]] = []
     for k in range(0 if mover_wins else 1, len(line) + 1, 2):
-        here = list(cells) + [x * size + y for x, y in line[:k]]
+        here = list(cells) + cells_of(size, line[:k])
         analysis = analyse(size, rule, here, budget, 0)
         seen, proven = sees_win(analysis[0])
         walked.append({"plies": k, "depth": analysis[2], "seen": seen, "proven": proven})
