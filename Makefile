@@ -25,13 +25,22 @@ CHECKOV := .venv-checkov/bin/checkov
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# pip install with the constraints, its "... is ignored" notices left out of
+# what it prints; its own exit status is the recipe's, so that a core that
+# fails to build stops make (a pipe into grep would hide it, and the stamp
+# would then stand over the last extension built).
+define pip_install
+$(PIP) install --constraint constraints.txt $(1) > $(VENV)/pip.log 2>&1; status=$$?; \
+	grep -v "is ignored" $(VENV)/pip.log; exit $$status
+endef
+
 $(RUN_STAMP): pyproject.toml constraints.txt $(CORE_SOURCES) | $(PY)
-	$(PIP) install --constraint constraints.txt -e . 2>&1 | grep -v "is ignored" || true
+	$(call pip_install,-e .)
 	$(PY) -c "import service.app"
 	touch $@
 
 $(DEV_STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(CORE_SOURCES) | $(PY)
-	$(PIP) install --constraint constraints.txt -e '.[dev]' -e clients/python 2>&1 | grep -v "is ignored" || true
+	$(call pip_install,-e '.[dev]' -e clients/python)
 	$(PY) -c "import service.app, pytest, hypothesis, schemathesis, tictactoe_client"
 	touch $@ $(RUN_STAMP)
 
@@ -182,7 +191,7 @@ fuzz: $(DEV_STAMP) $(SANITIZED_CORE) $(FUZZ_CORE)
 # bench/mutation_score.py scores it, `mutmut show NAME` shows one mutant.
 MUTATION_STAMP := $(VENV)/.mutation-installed
 $(MUTATION_STAMP): $(DEV_STAMP)
-	$(PIP) install --constraint constraints.txt -e '.[dev,mutation]' 2>&1 | grep -v "is ignored" || true
+	$(call pip_install,-e '.[dev,mutation]')
 	touch $@
 
 MUTMUT_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=mutation
