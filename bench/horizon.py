@@ -9,8 +9,10 @@ bench/gauntlet.py; plies count from the first stone). Three measures:
    show_detail 2`` (Rapfi's ``INFO DEPTH``, ``TOTALNODES``, ``EVAL``,
    ``BESTLINE``), over one turn of ``--turn-ms``: at which depth, and after
    how many of its nodes, it first reports a forced win.
-2. This checkout's search to each fixed depth from 1 (a new table each time,
-   no threat proofs at the root: bench/depth_nodes.py's searches), until its
+2. This checkout's search (or ``--checkout``'s, another checkout with its
+   core built in place, as bench/depth_nodes.py takes it) to each fixed
+   depth from 1 (a new table each time, no threat proofs at the root:
+   bench/depth_nodes.py's searches), until its
    best value is a win it sees (an unproven win's estimate, above 0.95, or a
    proven one), or ``--max-depth``, or a depth takes ``--max-seconds``.
 3. Along the reference's last reported line, at each position where the
@@ -19,7 +21,7 @@ bench/gauntlet.py; plies count from the first stone). Three measures:
    and whether it proves it. How many of the line's moves our search is short.
 
     .venv/bin/python bench/horizon.py GAMES.jsonl --ours brain@main --reference $R \\
-        --game 14 --ply 8
+        --game 14 --ply 8 [--checkout ../experiment]
 
 Prints a table and one JSON line.
 """
@@ -33,6 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from blunders import (
@@ -46,6 +49,7 @@ from blunders import (
     started,
     stone_bytes,
 )
+from depth_nodes import load_core
 from local_server import REPO
 
 sys.path.insert(0, str(REPO))
@@ -109,10 +113,12 @@ def reference_iterations(
         return iterations(report)
 
 
-def analyse(size: int, rule: str, cells: Sequence[int], budget: int, depth: int) -> tuple[Any, ...]:
+def analyse(
+    size: int, rule: str, cells: Sequence[int], budget: int, depth: int, core: ModuleType = _core
+) -> tuple[Any, ...]:
     x, o = stone_bytes(size, cells)
-    table = _core.Table(64 << 20)
-    return _core.analyze_big(
+    table = core.Table(64 << 20)
+    return core.analyze_big(  # type: ignore[no-any-return]
         size, size, 5, CORE_RULE[rule], table, x, o, len(cells) % 2 == 0, budget, None, depth
     )
 
@@ -130,14 +136,15 @@ def our_depth(
     max_depth: int,
     max_seconds: float,
     progress: Callable[[int, int, float], None] | None = None,
+    core: ModuleType = _core,
 ) -> dict[str, Any]:
-    """The first fixed depth at which our search sees a win, with its nodes
-    (``depth`` None where none did within the limits); ``progress`` hears of
-    each depth searched (depth, nodes, seconds)."""
+    """The first fixed depth at which ``core``'s search sees a win, with its
+    nodes (``depth`` None where none did within the limits); ``progress``
+    hears of each depth searched (depth, nodes, seconds)."""
     nodes = 0
     for depth in range(1, max_depth + 1):
         started = time.perf_counter()
-        analysis = analyse(size, rule, cells, 1 << 40, depth)
+        analysis = analyse(size, rule, cells, 1 << 40, depth, core)
         seconds = time.perf_counter() - started
         nodes = analysis[1]
         if progress is not None:
@@ -156,6 +163,7 @@ def line_walk(
     line: Sequence[Sequence[int]],
     budget: int,
     mover_wins: bool,
+    core: ModuleType = _core,
 ) -> list[dict[str, Any]]:
     """Along ``line`` (the reference's moves from the position), at each
     position where the winner is to move: our analysis's depth, and whether
@@ -163,7 +171,7 @@ def line_walk(
     walked: list[dict[str, Any]] = []
     for k in range(0 if mover_wins else 1, len(line) + 1, 2):
         here = list(cells) + cells_of(size, line[:k])
-        analysis = analyse(size, rule, here, budget, 0)
+        analysis = analyse(size, rule, here, budget, 0, core)
         seen, proven = sees_win(analysis[0])
         walked.append({"plies": k, "depth": analysis[2], "seen": seen, "proven": proven})
     return walked
@@ -192,7 +200,11 @@ def main() -> int:
     parser.add_argument("--max-depth", type=int, default=25)
     parser.add_argument("--max-seconds", type=float, default=120.0, help="per fixed depth")
     parser.add_argument("--budget", type=int, default=1_000_000, help="nodes a line position")
+    parser.add_argument(
+        "--checkout", type=Path, help="measure this checkout's built core instead of this one's"
+    )
     args = parser.parse_args()
+    core = load_core(args.checkout) if args.checkout is not None else _core
     records = [json.loads(text) for text in args.games_file.read_text().splitlines() if text]
     games = lost_games(records, args.ours)
     if not 0 <= args.game < len(games):
@@ -224,8 +236,9 @@ def main() -> int:
             lambda depth, nodes, seconds: print(
                 f"  our depth {depth:3}  nodes {nodes:>12,}  {seconds:.1f} s", flush=True
             ),
+            core,
         ),
-        "line": line_walk(game.size, game.rule, cells, line, args.budget, mover_wins),
+        "line": line_walk(game.size, game.rule, cells, line, args.budget, mover_wins, core),
     }
     report(args.game, args.ply, found)
     return 0

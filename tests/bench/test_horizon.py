@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -79,3 +79,26 @@ def test_the_line_is_walked_where_the_winner_moves(horizon: ModuleType) -> None:
     assert [w["plies"] for w in walked] == [0, 2]
     assert all(w["seen"] and w["proven"] for w in walked)
     assert horizon.line_walk(15, "freestyle", CLOSED_THREE, line, 10_000, False)[0]["plies"] == 1
+
+
+def test_another_checkouts_core_is_the_one_measured(horizon: ModuleType) -> None:
+    # A stand-in core that sees a win at depth 2 and nowhere else: the
+    # measures ask it, not the default core (which would see none here).
+    asked: list[int] = []
+
+    def analyze_big(*args: object) -> tuple[object, ...]:
+        depth = int(args[-1])  # type: ignore[call-overload]
+        asked.append(depth)
+        value = 0.98 if depth in (0, 2) else 0.5
+        return ([(0, value, False, 0, [], False)], 10 * (depth + 1), depth)
+
+    core = SimpleNamespace(Table=lambda size: None, analyze_big=analyze_big)
+    found = horizon.our_depth(15, "freestyle", CLOSED_THREE, 5, 60.0, core=core)
+    assert found == {"depth": 2, "nodes": 30, "seconds": found["seconds"]} and asked == [1, 2]
+    walked = horizon.line_walk(15, "freestyle", CLOSED_THREE, [(0, 0)], 1_000, False, core)
+    assert walked == [{"plies": 1, "depth": 0, "seen": True, "proven": False}]
+
+
+def test_a_checkout_loaded_by_path_measures_as_this_one(horizon: ModuleType) -> None:
+    core = horizon.load_core(horizon.REPO)
+    assert horizon.our_depth(15, "freestyle", OPEN_THREE, 6, 60.0, core=core)["depth"] == 1
