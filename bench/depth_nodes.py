@@ -25,13 +25,16 @@ import importlib.util
 import sys
 import sysconfig
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from match import placed, read_openings  # noqa: E402 - bench/'s, as the scripts import each other
+from blunders import stone_bytes  # noqa: E402 - bench/'s, as the scripts import each other
+from match import placed, read_openings  # noqa: E402
 
 from service.engine import evaluation  # noqa: E402 - after sys.path
 
@@ -53,18 +56,20 @@ def load_core(where: Path) -> ModuleType:
     return core
 
 
-def stones(cells: list[int]) -> tuple[bytes, bytes]:
-    """X's and O's stones, alternating from X, as analyze_big takes them."""
-    nbytes = (SIZE * SIZE + 7) // 8
-    x = sum(1 << c for c in cells[0::2]).to_bytes(nbytes, "little")
-    o = sum(1 << c for c in cells[1::2]).to_bytes(nbytes, "little")
-    return x, o
-
-
-def analyse(core: ModuleType, cells: list[int], depth: int) -> tuple:
-    x, o = stones(cells)
+def analyse(
+    core: ModuleType,
+    cells: Sequence[int],
+    depth: int,
+    size: int = SIZE,
+    rule: int = 0,
+    budget: int = 1 << 40,
+) -> tuple[Any, ...]:
+    """``core``'s analysis of the position (cells in play order from X, the
+    core's rule number) on a new table: to ``depth`` (0: as deep as
+    ``budget`` nodes take it, the threat proofs at the root included)."""
+    x, o = stone_bytes(size, cells)
     return core.analyze_big(  # type: ignore[no-any-return]
-        SIZE, SIZE, 5, False, core.Table(TABLE_BYTES), x, o, len(cells) % 2 == 0, 1 << 40, None,
+        size, size, 5, rule, core.Table(TABLE_BYTES), x, o, len(cells) % 2 == 0, budget, None,
         depth,
     )  # fmt: skip
 

@@ -47,9 +47,8 @@ from blunders import (
     parse_eval,
     send_board,
     started,
-    stone_bytes,
 )
-from depth_nodes import load_core
+from depth_nodes import analyse, load_core
 from local_server import REPO
 
 sys.path.insert(0, str(REPO))
@@ -113,16 +112,6 @@ def reference_iterations(
         return iterations(report)
 
 
-def analyse(
-    size: int, rule: str, cells: Sequence[int], budget: int, depth: int, core: ModuleType = _core
-) -> tuple[Any, ...]:
-    x, o = stone_bytes(size, cells)
-    table = core.Table(64 << 20)
-    return core.analyze_big(  # type: ignore[no-any-return]
-        size, size, 5, CORE_RULE[rule], table, x, o, len(cells) % 2 == 0, budget, None, depth
-    )
-
-
 def sees_win(moves: Sequence[tuple[Any, ...]]) -> tuple[bool, bool]:
     """Whether an analysis's moves show a win it sees, and one it proves."""
     proven = any((m[2] and m[1] > 0) or m[3] > 0 for m in moves)
@@ -143,9 +132,9 @@ def our_depth(
     hears of each depth searched (depth, nodes, seconds)."""
     nodes = 0
     for depth in range(1, max_depth + 1):
-        started = time.perf_counter()
-        analysis = analyse(size, rule, cells, 1 << 40, depth, core)
-        seconds = time.perf_counter() - started
+        began = time.perf_counter()
+        analysis = analyse(core, cells, depth, size, CORE_RULE[rule])
+        seconds = time.perf_counter() - began
         nodes = analysis[1]
         if progress is not None:
             progress(depth, nodes, seconds)
@@ -171,7 +160,7 @@ def line_walk(
     walked: list[dict[str, Any]] = []
     for k in range(0 if mover_wins else 1, len(line) + 1, 2):
         here = list(cells) + cells_of(size, line[:k])
-        analysis = analyse(size, rule, here, budget, 0, core)
+        analysis = analyse(core, here, 0, size, CORE_RULE[rule], budget)
         seen, proven = sees_win(analysis[0])
         walked.append({"plies": k, "depth": analysis[2], "seen": seen, "proven": proven})
     return walked
