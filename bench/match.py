@@ -78,6 +78,9 @@ class Side:
     infos: tuple[str, ...] = ()
 
 
+_BUILT: dict[Path, Entrant] = {}  # the brains built for this run, by their folder
+
+
 def entrant(spec: str, scratch: Path) -> Entrant:
     """The entrant a command-line spec names (see the module's docstring)."""
     if spec == "brain":
@@ -85,9 +88,11 @@ def entrant(spec: str, scratch: Path) -> Entrant:
     if spec.startswith("brain@"):
         revision = spec.removeprefix("brain@")
         here = scratch / revision.replace("/", "_").replace("~", "-")
-        here.mkdir()
-        found = previous_brain(revision, here)
-        return Entrant(found.command, found.env, found.cwd, quiet=True)
+        if here not in _BUILT:  # both sides may name one revision (with other INFO lines)
+            here.mkdir()
+            found = previous_brain(revision, here)
+            _BUILT[here] = Entrant(found.command, found.env, found.cwd, quiet=True)
+        return _BUILT[here]
     path = Path(spec).resolve()
     if not path.is_file():
         raise SystemExit(f"{spec}: not 'brain', 'brain@REV' nor an executable file")

@@ -151,6 +151,29 @@ def test_a_match_plays_each_opening_with_both_colours(
     assert row["ours_timing"]["replies"] > 0 and row["their_timing"]["replies"] > 0
 
 
+def test_one_revision_named_for_both_sides_is_built_once(
+    bench: tuple[ModuleType, ModuleType], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--ours brain@main --opponent brain@main`` (the same engine with other
+    INFO lines, say two counts of nodes) builds it once and runs it twice;
+    the second side used to fail on the folder the first had made."""
+    _, match = bench
+    built: list[str] = []
+
+    def build(revision: str, here: Path) -> object:
+        built.append(revision)
+        return match.Entrant(("true",), {"PYTHONPATH": str(here)}, here)
+
+    monkeypatch.setattr(match, "previous_brain", build)
+    monkeypatch.setattr(match, "_BUILT", {})
+    first = match.entrant("brain@main", tmp_path)
+    second = match.entrant("brain@main", tmp_path)
+    other = match.entrant("brain@abc1234", tmp_path)
+    assert built == ["main", "abc1234"]
+    assert first == second and first.quiet and first.cwd == tmp_path / "main"
+    assert other.cwd == tmp_path / "abc1234"
+
+
 def test_a_busy_machine_spins_while_the_block_runs_and_stops_after(
     bench: tuple[ModuleType, ModuleType],
 ) -> None:
