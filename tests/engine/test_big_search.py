@@ -286,6 +286,33 @@ def test_depth_one_keeps_the_leaves_threat_searches_short() -> None:
     assert analysis.depth == 1 and analysis.nodes < 20_000
 
 
+def test_a_win_found_below_the_root_is_not_searched_again_for_a_faster_one() -> None:
+    """Below the root a win found cuts off, and a side that has found a losing
+    move looks for a move that does not lose, not for a slower loss. In this
+    6-stone position from a game against Rapfi, the side to move has a forced
+    win (Rapfi saw it at its depth 20): 2 million nodes see it, where a search
+    that sought the fastest win at every node reached depth 16 and saw none."""
+    board = Board.from_moves([65, 126, 156, 69, 110, 172], rows=15)
+    analysis = Engine(node_budget=2_000_000).analyze(board)
+    assert analysis.moves[0].score > 0.95
+
+
+def test_the_horizon_follows_a_chain_of_fours_from_the_last_one() -> None:
+    """At depth 1 (no threat proofs) X's win by continuous fours is seen past
+    the horizon: the root's four at (10,10) (or (7,10)) is blocked, and the
+    quiescence search's next four, three cells down the same column from it,
+    makes two five points. The quiescence search plays only fours near the
+    side's own last move (a 5x5 square, or 4 along its lines); a chain whose
+    next four lies along the line of the last one is near."""
+    x = [(7, 7), (7, 8), (7, 9), (8, 10), (9, 10), (9, 11), (8, 12), (11, 9)]
+    o = [(7, 6), (6, 10), (12, 8), (10, 12), (5, 7), (2, 14), (14, 0), (14, 14)]
+    moves = [row * 15 + col for pair in zip(x, o, strict=True) for row, col in pair]
+    analysis = Engine(max_depth=1).analyze(Board.from_moves(moves, rows=15))
+    best = analysis.moves[0]
+    assert analysis.depth == 1 and best.cell in (10 * 15 + 10, 7 * 15 + 10)
+    assert 0.95 < best.score < 1 and not best.exact  # a win seen, not proven
+
+
 def _middle_game(shift: int) -> tuple[int, int]:
     """A 15x15 middle game of 12 stones, moved ``shift`` columns right (another
     position for each shift, none of one found in another's search)."""

@@ -457,6 +457,7 @@ big_play(BigBoard *b, int cell)
     int s = b->side;
     memcpy(&b->saved[b->count].sums, &b->worth_sum, sizeof(BigSums));
     b->saved[b->count].changes = b->changes;
+    b->saved[b->count].cell = cell;
     forget_cell(b, cell);
     cells_remove(&b->near, cell);
     b->stone[cell] = (uint8_t)(s + 1);

@@ -195,6 +195,7 @@ typedef struct {
     struct {
         BigSums sums;
         int changes;
+        int cell; /* the move played */
     } saved[BIG_MAX_CELLS];
     BigChange change[BIG_MAX_CHANGES];
 } BigBoard;

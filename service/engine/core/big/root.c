@@ -18,8 +18,9 @@
  *   4. Estimates of what is left, by iterative deepening of big_pvs(). Depths 1
  *      and 2 search every candidate in a full window, so each gets a value of
  *      its own; deeper, the best is searched in full and the others in a null
- *      window around it. A move that fails low keeps its last value, capped
- *      below the best's (the deeper search found it no better).
+ *      window around it (with a win in hand, a window that asks only
+ *      whether the move wins too). A move that fails low keeps its last
+ *      value, capped below the best's (the deeper search found it no better).
  *
  * The listed moves are the candidates: the empty cells within two of a stone
  * and every cell that makes a four or a three for either side (the centre on
@@ -213,6 +214,7 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
     }
     S->root_moves = n;
     S->eval_at[0] = big_static_value(b);
+    S->root_count = b->count;
     int reached = 0;
     int best_value = -WIN - 1;
     int empties = b->sh->cells - b->count;
@@ -231,6 +233,18 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
             int value;
             if (depth <= 2 || r == 0) {
                 value = -big_pvs(S, depth - 1, -WIN - 1, WIN + 1, 1);
+            }
+            else if (alpha >= WIN_LIMIT) {
+                /* A win in hand: whether this one wins too (the search
+                 * looks for no faster win below the root). */
+                value = -big_pvs(S, depth - 1, -WIN_LIMIT, -WIN_LIMIT + 1, 1);
+                if (value <= alpha && !S->clock.stop) {
+                    m->bound = value < alpha ? value : alpha;
+                    m->bounded = 1;
+                    m->order_key = m->bound;
+                    big_undo(b, m->cell);
+                    continue;
+                }
             }
             else {
                 value = -big_pvs(S, depth - 1 - reduce, -alpha - 1, -alpha, 1);
@@ -321,6 +335,7 @@ int
 big_help(BigSearch *S, int offset)
 {
     int empties = S->board.sh->cells - S->board.count, reached = 0;
+    S->root_count = S->board.count;
     for (int depth = 1 + offset; depth <= DEEPEST && depth <= empties; depth++) {
         int value = big_pvs(S, depth, -WIN - 1, WIN + 1, 0);
         if (S->clock.stop) {

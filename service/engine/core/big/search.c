@@ -19,9 +19,13 @@
  * (quiesce()): the side to move may stand pat on the evaluation or make a
  * four, whose block is the other side's only move and costs nothing, so a
  * line of fours is searched to its end, within QUIET_FOURS fours and
- * QUIET_NODES nodes, with alpha-beta bounds. Wins by continuous fours, and
- * fours that gain or lose on the evaluation, show at the leaves. Its entries
- * go in the table at depth 0, never over a deeper search's.
+ * QUIET_NODES nodes, with alpha-beta bounds. As Rapfi's, its fours are those
+ * near the side's own last move, and past the first two only fours that make
+ * something more; off the principal variation, where alpha lies QUIET_DELTA
+ * beyond the evaluation (a win to better), none (delta pruning). Wins by
+ * continuous fours, and fours that gain or lose on the evaluation, show at
+ * the leaves. Its entries go in the table at depth 0, never over a deeper
+ * search's.
  *
  * Candidates elsewhere: the empty cells within two of a stone, and every cell
  * where either side makes a four or an open three, ordered by the table's
@@ -35,10 +39,17 @@
  * bound on the node says better than the evaluation, the bound is used). The
  * static evaluation is kept by ply (eval_at[]): a side whose evaluation rose
  * over its last two moves is improving, and is pruned less (a ply less of
- * futility margin, twice the moves before move-count pruning). Late quiet moves
- * are searched shallower first (late-move reductions, more the deeper the
- * node and the later the move: big_reduction()), and again at full depth
- * when they beat alpha.
+ * futility margin, twice the moves before move-count pruning). Late quiet moves,
+ * and against an open three the later defences and one's own fours, are
+ * searched shallower first (late-move reductions, more the deeper the node
+ * and the later the move: big_reduction()), and again at full depth when
+ * they beat alpha.
+ *
+ * Below the root a win is a win: the window stops at WIN_LIMIT either way,
+ * so a win found cuts off without a search for a faster one, and a node
+ * that has found a losing move asks the others only whether they lose too.
+ * The root, with a win in hand, asks its other moves only whether they win,
+ * and takes one whose win is found sooner: the fastest win the search knows.
  */
 #include "search.h"
 
@@ -66,8 +77,10 @@
 #define HISTORY_GOOD 1000
 /* The quiescence search: the most fours (both sides') in a line below the
  * horizon, and the nodes one horizon node may spend. */
-#define QUIET_FOURS 6
-#define QUIET_NODES 64
+#define QUIET_FOURS 12
+#define QUIET_NODES 256
+/* Delta pruning's margin: Rapfi's 2,086 scaled as FUTILITY_MARGIN is. */
+#define QUIET_DELTA 12000
 
 /* What making (attack) and taking (defence) each kind of cell is worth in the
  * move order. */
@@ -245,6 +258,29 @@ big_reduction(const BigSearch *S, int depth, int place, int cell, int pv)
     return r < 0 ? 0 : r > depth - 1 ? depth - 1 : r;
 }
 
+/* Whether ``cell`` lies near ``move``: within the 5x5 square around it, or
+ * within 4 of it along one of its lines. */
+static inline int
+near_move(const BigShape *sh, int cell, int move)
+{
+    int dr = abs(cell / sh->cols - move / sh->cols), dc = abs(cell % sh->cols - move % sh->cols);
+    return (dr <= 2 && dc <= 2) || ((dr == 0 || dc == 0 || dr == dc) && dr <= 4 && dc <= 4);
+}
+
+/* Whether side ``s``'s four at ``cell`` makes something more: a two or a
+ * three along another line, or a second four. */
+static inline int
+four_plus(const BigBoard *b, int cell, int s)
+{
+    int more = 0, fours = 0;
+    for (int d = 0; d < 4; d++) {
+        int p = b->pattern[cell][s][d];
+        fours += p >= P_B4;
+        more += p >= P_F2 && p < P_B4;
+    }
+    return more > 0 || fours > 1;
+}
+
 /* The quiescence search at the horizon, for a side to move with no five point
  * of the other side to block (big_pvs() has checked the tactics): the
  * evaluation (standing pat), or better, one of its fours. A four's block is
@@ -256,8 +292,10 @@ big_reduction(const BigSearch *S, int depth, int place, int cell, int pv)
  * big_pvs()'s tactics. Under renju X makes only its legal fours. The values
  * are estimates within big_pvs()'s bound semantics (fail-soft, at least the
  * standing value unless the table answers): a line cut short by QUIET_FOURS
- * or QUIET_NODES, or an open three of the other side left unanswered, stands
- * pat.
+ * or QUIET_NODES, or by delta pruning, or an open three of the other side
+ * left unanswered, stands pat. The fours searched are near the side's own
+ * last move (near_move()), and from the third on they make something more
+ * (four_plus()): a chain of fours that wins goes on where the last one was.
  *
  * The table is read only where there is a four to search (most horizon nodes
  * have none, or stand pat above beta, and skip its cache miss); what is
@@ -278,6 +316,12 @@ quiesce(BigSearch *S, int depth, int alpha, int beta, int ply)
         return stand;
     }
     int pv = beta - alpha > 1;
+    /* Delta pruning: off the principal variation, where alpha lies beyond
+     * what fours could gain on the evaluation (a win to be bettered, in
+     * practice), the fours are not searched. */
+    if (!pv && stand + QUIET_DELTA < alpha) {
+        return stand;
+    }
     uint64_t key0, key1;
     big_key(b, &key0, &key1);
     int first = -1, entry_value, bound, entry_depth = -1, move;
@@ -297,7 +341,14 @@ quiesce(BigSearch *S, int depth, int alpha, int beta, int ply)
     }
     Picker fours;
     fours.count = fours.next = 0;
+    /* The side's own last move, where the search played it (-1 at the root's
+     * first plies: every four is then searched). */
+    int last = b->count - 2 >= S->root_count ? b->saved[b->count - 2].cell : -1;
     for (int c = cells_next(&b->four[me], -1); c >= 0; c = cells_next(&b->four[me], c)) {
+        if (c != first && ((last >= 0 && !near_move(b->sh, c, last)) ||
+                           (depth < -1 && !four_plus(b, c, me)))) {
+            continue;
+        }
         if (big_legal(b, c)) {
             fours.cell[fours.count] = (int16_t)c;
             fours.score[fours.count++] = c == first ? INT32_MAX : big_move_order(S, c, MAX_PLY);
@@ -357,6 +408,20 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     }
     if (ply >= MAX_PLY - 4) {
         return big_static_value(b);
+    }
+    /* Below the root a win is a win: the window stops at WIN_LIMIT, so that a
+     * win found cuts off without a search for a faster one, and a loss found
+     * leaves the other moves a search for any way not to lose, not for a
+     * slower loss. The values stay fail-soft bounds, a win's distance the
+     * one found. */
+    if (beta > WIN_LIMIT) {
+        beta = WIN_LIMIT;
+    }
+    if (alpha < -WIN_LIMIT) {
+        alpha = -WIN_LIMIT;
+    }
+    if (alpha >= beta) {
+        return alpha;
     }
     if (depth <= 0 && !threats) {
         return quiesce(S, depth, alpha, beta, ply);
@@ -464,7 +529,9 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
             i >= move_count[table_row(depth)] << improving) {
             break; /* move-count pruning */
         }
-        int reduce = !threats && !facing && big_is_quiet(b, c) ? big_reduction(S, depth, i, c, pv) : 0;
+        /* Against an open three the later defences (and one's own fours)
+         * are reduced as late quiet moves are. */
+        int reduce = !threats && (facing || big_is_quiet(b, c)) ? big_reduction(S, depth, i, c, pv) : 0;
         big_play(b, c);
         int value;
         if (i == 0) {

@@ -50,6 +50,7 @@ typedef struct {
     int eval_at[MAX_PLY]; /* each ply's static evaluation on the current line, or EVAL_NONE */
     uint64_t quiet_until; /* the node count a horizon node's quiescence search ends at */
     int max_depth;  /* > 0: a fixed-depth search, without the threat proofs */
+    int root_count; /* the stones at the search's root */
 } BigSearch;
 
 /* A line of play: the cells in order. */
