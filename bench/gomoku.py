@@ -17,8 +17,11 @@
 2. Node rate: mid-game 15x15 positions, each searched with RATE_BUDGET nodes
    and no deadline on a new engine, as ``bench/engine.py`` measures the exact
    core; nodes per second of search time, on one core. Aim: at least 1 M/s.
-3. Cores: four 15x15 searches at once on four threads (each with a deadline of
-   CORES_SECONDS), the process's CPU time over the wall time. Target: 1.8.
+3. Cores: four threads searching 15x15 positions at once for CORES_SECONDS,
+   each starting the next position as soon as one is answered (a decided
+   position is answered at once, and a thread left idle would measure the
+   positions, not the cores), the process's CPU time over the wall time.
+   Target: 1.8.
 4. Memory: the server's resident memory, sampled while four clients send it
    distinct 20x20 positions, against the documented bound: its RSS once ready,
    plus the table (``TTT_TABLE_MB``), plus SEARCH_MIB for each search thread
@@ -53,6 +56,7 @@ TARGET_CORES = 1.8
 AIM_RATE = 1_000_000
 RATE_BUDGET = 1_000_000
 CORES_SECONDS = 3.0
+CORES_POSITIONS = 40  # more than four threads answer in CORES_SECONDS, each once
 SEARCH_MIB = 4
 HEADROOM_MIB = 48
 MEMORY_REQUESTS = 160
@@ -187,18 +191,22 @@ def node_rate(rng: random.Random) -> dict[str, float]:
 
 
 def cores(rng: random.Random) -> float:
-    boards = game_positions(4, 15, Rule.FREESTYLE, rng)
+    boards = game_positions(CORES_POSITIONS, 15, Rule.FREESTYLE, rng)
     engine = Engine(node_budget=10**9)
+    lock = threading.Lock()
+    end = time.monotonic() + CORES_SECONDS
+
+    def search() -> None:
+        while time.monotonic() < end:
+            with lock:
+                if not boards:
+                    return
+                board = boards.pop()
+            engine.analyze(board, deadline=end)
+
     started = time.perf_counter()
     cpu = time.process_time()
-    threads = [
-        threading.Thread(
-            target=engine.analyze,
-            args=(board,),
-            kwargs={"deadline": time.monotonic() + CORES_SECONDS},
-        )
-        for board in boards
-    ]
+    threads = [threading.Thread(target=search) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
