@@ -234,34 +234,27 @@ deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest
             if (depth <= 2 || r == 0) {
                 value = -big_pvs(S, depth - 1, -WIN - 1, WIN + 1, 1);
             }
-            else if (alpha >= WIN_LIMIT) {
-                /* A win in hand: whether this one wins too (the search
-                 * looks for no faster win below the root). */
-                value = -big_pvs(S, depth - 1, -WIN_LIMIT, -WIN_LIMIT + 1, 1);
-                if (value <= alpha && !S->clock.stop) {
-                    m->bound = value < alpha ? value : alpha;
-                    m->bounded = 1;
-                    m->order_key = m->bound;
-                    big_undo(b, m->cell);
-                    continue;
-                }
-            }
             else {
-                value = -big_pvs(S, depth - 1 - reduce, -alpha - 1, -alpha, 1);
-                if (reduce && value > alpha && !S->clock.stop) {
+                /* With a win in hand, only whether this one wins too (the
+                 * search looks for no faster win below the root); a win it
+                 * finds sooner stands as found. */
+                int won = alpha >= WIN_LIMIT;
+                value = won ? -big_pvs(S, depth - 1, -WIN_LIMIT, -WIN_LIMIT + 1, 1)
+                            : -big_pvs(S, depth - 1 - reduce, -alpha - 1, -alpha, 1);
+                if (!won && reduce && value > alpha && !S->clock.stop) {
                     value = -big_pvs(S, depth - 1, -alpha - 1, -alpha, 1);
                 }
-                if (value > alpha && !S->clock.stop) {
+                if (!won && value > alpha && !S->clock.stop) {
                     /* Failed high: its value lies above alpha, searched there. */
                     value = -big_pvs(S, depth - 1, -WIN - 1, -alpha, 1);
                 }
-                else if (!S->clock.stop) {
+                else if (value <= alpha && !S->clock.stop) {
                     /* Failed low: no better than the best so far. Its place in
-                     * the next iteration's order is this bound, not the value
-                     * a shallower search gave it. */
-                    m->bound = value;
+                     * the next iteration's order is this bound (at most
+                     * alpha), not the value a shallower search gave it. */
+                    m->bound = value < alpha ? value : alpha;
                     m->bounded = 1;
-                    m->order_key = value;
+                    m->order_key = m->bound;
                     big_undo(b, m->cell);
                     continue;
                 }

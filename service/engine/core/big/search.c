@@ -413,7 +413,8 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
      * win found cuts off without a search for a faster one, and a loss found
      * leaves the other moves a search for any way not to lose, not for a
      * slower loss. The values stay fail-soft bounds, a win's distance the
-     * one found. */
+     * one found. (The window so stays inside the values of the soonest win
+     * or loss possible here, WIN - ply - 1 and -(WIN - ply - 2).) */
     if (beta > WIN_LIMIT) {
         beta = WIN_LIMIT;
     }
@@ -425,16 +426,6 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
     }
     if (depth <= 0 && !threats) {
         return quiesce(S, depth, alpha, beta, ply);
-    }
-    /* No win can come sooner than the next-but-one move: a narrower window. */
-    if (alpha < -(WIN - ply - 2)) {
-        alpha = -(WIN - ply - 2);
-    }
-    if (beta > WIN - ply - 1) {
-        beta = WIN - ply - 1;
-    }
-    if (alpha >= beta) {
-        return alpha;
     }
     int pv = beta - alpha > 1;
     uint64_t key0, key1;
