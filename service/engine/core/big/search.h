@@ -12,8 +12,8 @@
  *
  * The files: threats.c (continuous fours and threes, the defences against a
  * three), search.c (alpha-beta/PVS with iterative deepening, move order and
- * candidates, the quiescence search over fours at the horizon), root.c (every
- * candidate's value, proofs and lines).
+ * candidates), quiesce.c (the quiescence search over fours at the horizon),
+ * root.c (every candidate's value, proofs and lines).
  */
 #ifndef BIG_SEARCH_H
 #define BIG_SEARCH_H
@@ -154,6 +154,23 @@ big_static_value(const BigBoard *b)
            : v <= -ESTIMATE_LIMIT ? -ESTIMATE_LIMIT + 1
                                   : v;
 }
+
+/* Table values of wins and losses count plies from the position, not the root. */
+static inline int
+to_table(int value, int ply)
+{
+    return value > WIN_LIMIT ? value + ply : value < -WIN_LIMIT ? value - ply : value;
+}
+
+static inline int
+from_table(int value, int ply)
+{
+    return value > WIN_LIMIT ? value - ply : value < -WIN_LIMIT ? value + ply : value;
+}
+
+/* The quiescence search over fours at the horizon (quiesce.c): big_pvs()
+ * hands it a node at depth 0 or below with no five point to block. */
+int big_quiesce(BigSearch *S, int depth, int alpha, int beta, int ply);
 
 /* The table's best move for the position, or -1. */
 int big_tt_move(BigSearch *S);
