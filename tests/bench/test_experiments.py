@@ -42,7 +42,8 @@ def test_an_experiment_applies_to_the_commit_it_names(patch: Path, tmp_path: Pat
     found = BASE.search(text)
     assert found, f"{patch.name}: no base-commit line"
     base = found.group(1)
-    assert git("cat-file", "-e", base + "^{commit}").returncode == 0, f"{base} is not in the history"
+    known = git("cat-file", "-e", base + "^{commit}")
+    assert known.returncode == 0, f"{base} is not in the history"
     assert "diff --git" in text
     # The base's tree in an index of its own, and the patch applied to that
     # index alone: the working tree and the repository's index are untouched.
