@@ -7,7 +7,8 @@ its patch does, and any of them can be built and played again::
     git -C ../exp-x apply "$PWD/docs/experiments/exp-x.patch" && git -C ../exp-x commit -qam exp-x
 
 Each patch names its base (``base-commit:``), a commit of this repository's
-history, and applies to it cleanly."""
+history, and applies to it cleanly. (In a shallow clone, which lacks the
+history, the check is skipped; a full clone, as ``make test`` runs in, has it.)"""
 
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ def test_an_experiment_applies_to_the_commit_it_names(patch: Path, tmp_path: Pat
     assert found, f"{patch.name}: no base-commit line"
     base = found.group(1)
     known = git("cat-file", "-e", base + "^{commit}")
+    shallow = git("rev-parse", "--is-shallow-repository").stdout.strip() != "false"
+    if known.returncode != 0 and shallow:
+        pytest.skip("a shallow clone or no git checkout: the history to apply to is not here")
     assert known.returncode == 0, f"{base} is not in the history"
     assert "diff --git" in text
     # The base's tree in an index of its own, and the patch applied to that
