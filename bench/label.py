@@ -48,8 +48,8 @@ TURN_MS = 60_000  # the node count ends each search, the turn only caps it
 
 
 def at_horizon(size: int, exact: bool, moves: Sequence[int]) -> bool:
-    """Whether the search may evaluate the position (``quiesce()`` in
-    core/big/search.c stands pat there): no five point for either side and
+    """Whether the search may evaluate the position (``big_quiesce()`` in
+    core/big/quiesce.c stands pat there): no five point for either side and
     no open-four point for the side to move; the other side's open three is
     allowed."""
     sets = _core.big_board(size, size, 5, exact, moves)[1]
