@@ -238,6 +238,8 @@ bench: $(DEV_STAMP)
 	@echo "  make match MATCH_ARGS='--nodes 100000 --turn-ms 60000 --pause-ms 0 --pairs 845 --openings bench/openings/contested.txt'"
 	@echo "A change against Rapfi at a fixed count of nodes (both sides; docs/strength.md#fixed-node-matches):"
 	@echo "  make gauntlet REFERENCE=/path/to/pbrain-rapfi BASELINE=brain@main GAUNTLET_ARGS='--nodes 100000 --turn-ms 60000 --pairs 256 --openings bench/openings/contested.txt'"
+	@echo "A change screened and not kept, played again from its patch (docs/experiments/, docs/strength.md):"
+	@echo "  git worktree add -b exp-x ../exp-x BASE && git -C ../exp-x apply \$$PWD/docs/experiments/exp-x.patch && git -C ../exp-x commit -qam exp-x"
 	@echo "Where the lost games of a match or a gauntlet were lost, in Rapfi's eyes:"
 	@echo "  .venv/bin/python bench/blunders.py GAMES.jsonl --reference /path/to/pbrain-rapfi --ours brain@main"
 	@echo "How far ahead each engine sees the win at one of those positions:"
