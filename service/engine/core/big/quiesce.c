@@ -45,8 +45,8 @@ four_plus(const BigBoard *b, int cell, int s)
     return more > 0 || fours > 1;
 }
 
-/* The quiescence search at the horizon (search.h), for a side to move with no five point
- * of the other side to block (big_pvs() has checked the tactics): the
+/* The quiescence search at the horizon, for a side to move with no five
+ * point of the other side to block (big_pvs() has checked the tactics): the
  * evaluation (standing pat), or better, one of its fours. A four's block is
  * forced, so big_pvs() plays it at the same depth and comes back here with
  * the same side to move (or, when the block makes a four, after that four's

@@ -369,7 +369,8 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
         }
         /* Against an open three the later defences (and one's own fours)
          * are reduced as late quiet moves are. */
-        int reduce = !threats && (facing || big_is_quiet(b, c)) ? big_reduction(S, depth, i, c, pv) : 0;
+        int reduce =
+            !threats && (facing || big_is_quiet(b, c)) ? big_reduction(S, depth, i, c, pv) : 0;
         big_play(b, c);
         int value;
         if (i == 0) {
