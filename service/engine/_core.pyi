@@ -107,6 +107,9 @@ def big_board(
     int,
     tuple[int, int],
 ]: ...
+def big_move_order(
+    rows: int, cols: int, k: int, rule: int, moves: Sequence[int], /
+) -> list[tuple[int, int]]: ...
 def big_threat_win(
     rows: int, cols: int, k: int, rule: int, x: bytes, o: bytes, x_to_move: bool, nodes: int, /
 ) -> tuple[int, int, tuple[int, ...], int]: ...

@@ -131,6 +131,50 @@ def test_moves_played_after_a_take_back_see_the_cells_it_emptied(
     assert played == rebuilt
 
 
+@settings(max_examples=60)
+@given(big_positions())
+def test_the_move_order_lists_the_cells_a_search_would_try_best_first(
+    position: tuple[int, int, int, Rule, list[int]],
+) -> None:
+    """``_core.big_move_order()``: against a five point only its block;
+    elsewhere (no open three to answer) every empty cell within two of a
+    stone and every cell where either side makes a four or a three, with
+    a five of the mover's first."""
+    rows, cols, k, rule, moves = position
+    assume(rule is not Rule.RENJU)
+    core_rule = geometry(rows, cols, k, rule).core_rule()
+    cells, sets, _, _ = _core.big_board(rows, cols, k, core_rule, moves)
+    me = len(moves) % 2
+    order = _core.big_move_order(rows, cols, k, core_rule, moves)
+    if sets[1 - me]:
+        assert order == [(min(sets[1 - me]), 0)]
+        return
+    assume(not sets[2 + (1 - me)])  # an open three to answer: its defences
+    stones = [c for c in range(rows * cols) if isinstance(cells[c], int)]
+    near = {
+        c
+        for c in range(rows * cols)
+        if not isinstance(cells[c], int)
+        and any(abs(c // cols - s // cols) <= 2 and abs(c % cols - s % cols) <= 2 for s in stones)
+    }
+    threats = set().union(*sets[4:8])
+    expected = near | threats if stones else threats | {(rows // 2) * cols + cols // 2}
+    assert {cell for cell, _ in order} == expected
+    assert len(order) == len(expected)
+    if sets[me]:
+        best = max(score for _, score in order)
+        assert {cell for cell, score in order if score == best} <= set(sets[me])
+
+
+def test_the_move_order_refuses_what_big_board_refuses() -> None:
+    with pytest.raises(ValueError, match="empty cell"):
+        _core.big_move_order(15, 15, 5, 0, [112, 112])
+    with pytest.raises(ValueError, match="take back"):
+        _core.big_move_order(15, 15, 5, 0, [-1])
+    with pytest.raises(ValueError):
+        _core.big_move_order(3, 3, 5, 0, [])
+
+
 def analyse(moves: list[str], budget: int = TACTICS_BUDGET, **kwargs: object) -> Analysis:
     board = Board.from_moves(moves, **kwargs)  # type: ignore[arg-type]
     assert not is_small(board.shape)

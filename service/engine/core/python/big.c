@@ -1,6 +1,6 @@
 /*
  * The big boards' analyses for Python (analyze_big, big_threat_win,
- * big_board), one game's search Context, and the reading of a big position
+ * big_board, big_move_order), one game's search Context, and the reading of a big position
  * that renju.c shares.
  */
 #include "glue.h"
@@ -261,34 +261,15 @@ done:
     return answer;
 }
 
-/* The big board after a sequence of moves (a cell, or -1 to take the last one
- * back), as the search keeps it: per cell, each side's four patterns and
- * kind; the sets; the evaluation. For the tests, which compare it with a
- * plain reference and with the board rebuilt from scratch. */
-PyObject *
-core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
+/* Play a sequence of moves from Python (a cell, or -1 to take the last one
+ * back) on ``b``, a board of ``shape``: 0, or -1 with an exception set. */
+static int
+replay(BigBoard *b, const BigShape *shape, PyObject *sequence)
 {
-    int rows, cols, k, rule;
-    PyObject *sequence;
-    if (!PyArg_ParseTuple(args, "iiiiO", &rows, &cols, &k, &rule, &sequence)) {
-        return NULL;
-    }
-    BigShape *shape = malloc(sizeof(BigShape));
-    BigBoard *b = malloc(sizeof(BigBoard));
-    PyObject *fast = NULL, *answer = NULL;
-    int played[BIG_MAX_CELLS], count = 0;
-    if (shape == NULL || b == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
-        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
-        goto done;
-    }
-    big_board_init(b, shape);
-    fast = copy_items(sequence, "moves");
+    int played[BIG_MAX_CELLS], count = 0, status = -1;
+    PyObject *fast = copy_items(sequence, "moves");
     if (fast == NULL) {
-        goto done;
+        return -1;
     }
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
         long cell = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
@@ -309,6 +290,39 @@ core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
         }
         big_play(b, (int)cell);
         played[count++] = (int)cell;
+    }
+    status = 0;
+done:
+    Py_DECREF(fast);
+    return status;
+}
+
+/* The big board after a sequence of moves, as the search keeps it: per cell,
+ * each side's four patterns and kind; the sets; the evaluation. For the
+ * tests, which compare it with a plain reference and with the board rebuilt
+ * from scratch. */
+PyObject *
+core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols, k, rule;
+    PyObject *sequence;
+    if (!PyArg_ParseTuple(args, "iiiiO", &rows, &cols, &k, &rule, &sequence)) {
+        return NULL;
+    }
+    BigShape *shape = malloc(sizeof(BigShape));
+    BigBoard *b = malloc(sizeof(BigBoard));
+    PyObject *answer = NULL;
+    if (shape == NULL || b == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        goto done;
+    }
+    big_board_init(b, shape);
+    if (replay(b, shape, sequence) < 0) {
+        goto done;
     }
     PyObject *cells = PyList_New(shape->cells);
     if (cells == NULL) {
@@ -360,8 +374,53 @@ core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
     answer = Py_BuildValue("(NNi(ii))", cells, sets, big_evaluate(b), b->worth_sum[0],
                            b->worth_sum[1]);
 done:
-    Py_XDECREF(fast);
     free(b);
+    free(shape);
+    return answer;
+}
+
+/* The candidate moves of the side to move after a sequence of moves (as
+ * big_board's), each with its place in the move order as a new search
+ * ranks it (no table move, no killers, no history): what a search's node
+ * would try, best first. For bench/move_order.py and the tests. */
+PyObject *
+core_big_move_order(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int rows, cols, k, rule;
+    PyObject *sequence;
+    if (!PyArg_ParseTuple(args, "iiiiO", &rows, &cols, &k, &rule, &sequence)) {
+        return NULL;
+    }
+    BigShape *shape = malloc(sizeof(BigShape));
+    BigSearch *S = big_search_new();
+    Picker *moves = malloc(sizeof(Picker));
+    PyObject *answer = NULL;
+    if (shape == NULL || S == NULL || moves == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        goto done;
+    }
+    big_board_init(&S->board, shape);
+    if (replay(&S->board, shape, sequence) < 0) {
+        goto done;
+    }
+    big_search_renew(S); /* no killers */
+    big_candidates(S, -1, 1, moves);
+    answer = PyList_New(moves->count);
+    for (int i = 0; answer != NULL && i < moves->count; i++) {
+        PyObject *item = Py_BuildValue("(ii)", moves->cell[i], moves->score[i]);
+        if (item == NULL) {
+            Py_CLEAR(answer);
+            break;
+        }
+        PyList_SET_ITEM(answer, i, item);
+    }
+done:
+    free(moves);
+    big_search_free(S);
     free(shape);
     return answer;
 }
