@@ -1,5 +1,5 @@
 """Where our move order ranks a reference engine's moves, and what a fitted
-correction to it would rank (docs/strength.md#rapfis-moves-as-a-move-order).
+correction to it would rank (docs/strength.md, "Rapfi's moves as a move order").
 
     .venv/bin/python bench/move_order.py GAMES.jsonl ...            # the ranks
     .venv/bin/python bench/move_order.py GAMES.jsonl ... --fit      # and a fitted correction
