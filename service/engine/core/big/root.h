@@ -1,5 +1,5 @@
 /*
- * The root of a big board's analysis (root.c).
+ * The root of a big board's analysis (root.c) and its estimates (deepen.c).
  */
 #ifndef BIG_ROOT_H
 #define BIG_ROOT_H
@@ -42,6 +42,15 @@ BigRootResult big_analyze(BigSearch *S, uint64_t budget, BigRootMove *moves, int
  * *kind 1 for fours alone and 2 for threats with threes, and its line. For
  * the diagnostics of bench/blunders.py and the tests. */
 int big_threat_win(BigSearch *S, uint64_t nodes, int *kind, Line *line);
+
+/* The iterations stop at DEEPEST, a depth few searches reach. */
+#define DEEPEST (MAX_PLY - 8)
+
+/* Phase 4 of big_analyze() (deepen.c): iterative deepening of big_pvs() over
+ * the ``count`` moves not settled, to ``deepest`` at most and within
+ * ``budget`` nodes; each such move's value, as an estimate. The deepest
+ * iteration completed. */
+int big_deepen(BigSearch *S, BigRootMove *moves, int count, uint64_t budget, int deepest);
 
 /* A helper thread of a parallel search (the brain's INFO thread_num): while
  * big_analyze() runs on the same position in another search state, deepen

@@ -13,7 +13,8 @@
  * The files: threats.c (continuous fours and threes, the defences against a
  * three), search.c (alpha-beta/PVS with iterative deepening, move order and
  * candidates), quiesce.c (the quiescence search over fours at the horizon),
- * root.c (every candidate's value, proofs and lines).
+ * root.c (every candidate's value, proofs and lines), deepen.c (the root's
+ * iterative deepening, its estimates).
  */
 #ifndef BIG_SEARCH_H
 #define BIG_SEARCH_H
