@@ -8,22 +8,26 @@ correction to it would rank (docs/strength.md, "Rapfi's moves as a move order").
 The games are ``bench/match.py --games`` files. In each, the reference's
 moves are the other entrant's (``--both-sides``: every move after the
 opening, for a reference playing itself); a position and move seen twice
-count once. For each position where the side to move has no five point
-against it, ``_core.big_move_order()`` lists the candidates a new search
-would try and their scores (no table move, killers or history), and the
-reference's move gets its rank: how many candidates score above it. The
-positions are split by situation: *facing* an open three (the candidates are
-its defences and one's own fours) or *free*.
+count once. Ranked are the positions with a choice: neither side has a five
+to make or to block, the side to move no open four to make, and there are
+two candidates or more. ``_core.big_candidates()`` lists the candidates in
+the order a new search would try them (no table move, killers or history),
+and the reference's move gets its rank: its place in that order (ties in
+score as the search breaks them). The positions are split by situation:
+*facing* an open three (the candidates are its defences and one's own
+fours) or *free*.
 
 ``--fit`` fits a correction per class of combination (``evaluation.CLASSES``),
 one for the side to move's cell and one for the other side's, over the
 order's score, by a softmax over each position's candidates (the model
 P(move) ~ exp(beta * score / 1000 + mine[class] + theirs[class]), a ridge of
 1e-5, Adam), on the games' positions but a fifth (by opening pair), and
-prints the held-out ranks before and after. ``--header`` fits on every
-position and writes the corrections in the order's units as a C table (the
-classes seen fewer than 10 times left at 0, the others centred on their
-weighted mean), as ``docs/experiments/exp-order.patch`` plays them.
+prints the held-out ranks before and after (ties among the fitted scores
+broken as the order in force puts them). ``--header`` fits on every
+position where the reference's move is a candidate and writes the
+corrections in the order's units as a C table (the classes seen fewer than
+10 times left at 0, the others centred on their weighted mean), as
+``docs/experiments/exp-order.patch`` plays them.
 """
 
 from __future__ import annotations
@@ -95,7 +99,7 @@ def position_of(game: dict, index: int) -> Position | None:
     me = len(before) % 2
     if sets[0] or sets[1] or sets[2 + me]:  # a five to make or to block, or an open four
         return None
-    order = _core.big_move_order(size, size, 5, rule, before)
+    order = _core.big_candidates(size, size, 5, rule, before)
     if len(order) < 2:
         return None
     place = [cell for cell, _ in order]
@@ -144,10 +148,14 @@ class Stacked:
         return e / total[self.group], -(s[self.target] - top - np.log(total))
 
     def ranks(self, params: np.ndarray) -> np.ndarray:
-        """How many candidates score above the reference's move, per position."""
+        """The reference's move's place among its position's candidates: those
+        scoring above it, and those scoring as much listed before it."""
         s = self.logits(params)
+        mine = s[self.target][self.group]
+        listed_before = np.arange(len(s)) < self.target[self.group]
+        ahead = (s > mine) | ((s == mine) & listed_before)
         above = np.zeros(self.count)
-        np.add.at(above, self.group, s > s[self.target][self.group])
+        np.add.at(above, self.group, ahead)
         return above
 
 

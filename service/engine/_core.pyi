@@ -107,7 +107,7 @@ def big_board(
     int,
     tuple[int, int],
 ]: ...
-def big_move_order(
+def big_candidates(
     rows: int, cols: int, k: int, rule: int, moves: Sequence[int], /
 ) -> list[tuple[int, int]]: ...
 def big_threat_win(

@@ -1,5 +1,6 @@
 """``bench/move_order.py``: it ranks the reference's moves, not ours, each
-position once, among the candidates ``_core.big_move_order()`` lists; and
+position once, at its place among the candidates ``_core.big_candidates()``
+lists; and
 its fit learns a class that the order misplaces."""
 
 from __future__ import annotations
@@ -59,14 +60,13 @@ def test_a_move_is_ranked_among_the_candidates_by_their_scores(order: ModuleType
     record = game(MOVES, 3, True)
     position = order.position_of(record, 6)
     cells = [y * SIZE + x for x, y in MOVES]
-    listed = _core.big_move_order(SIZE, SIZE, 5, 0, cells[:6])
+    listed = _core.big_candidates(SIZE, SIZE, 5, 0, cells[:6])
     assert [s for _, s in listed] == list(position.scores)
     assert listed[position.target][0] == cells[6]
     data = order.Stacked([position])
     base = np.zeros(1 + 2 * len(CLASSES))
     base[0] = 1.0
-    above = sum(s > position.scores[position.target] for s in position.scores)
-    assert data.ranks(base).tolist() == [above]
+    assert data.ranks(base).tolist() == [position.target]  # listed best first
 
 
 def test_a_forced_block_is_no_choice_to_rank(order: ModuleType) -> None:

@@ -132,20 +132,24 @@ def test_moves_played_after_a_take_back_see_the_cells_it_emptied(
 
 
 @settings(max_examples=60)
-@given(big_positions())
-def test_the_move_order_lists_the_cells_a_search_would_try_best_first(
-    position: tuple[int, int, int, Rule, list[int]],
+@given(big_positions(), st.data())
+def test_the_candidates_are_the_cells_a_search_would_try_in_its_order(
+    position: tuple[int, int, int, Rule, list[int]], data: st.DataObject
 ) -> None:
-    """``_core.big_move_order()``: against a five point only its block;
+    """``_core.big_candidates()``: against a five point only its block;
     elsewhere (no open three to answer) every empty cell within two of a
-    stone and every cell where either side makes a four or a three, with
-    a five of the mover's first."""
+    stone and every cell where either side makes a four or a three, listed
+    by score, best first, a five of the mover's ahead of the rest; the same
+    after moves taken back as after the moves left."""
     rows, cols, k, rule, moves = position
     assume(rule is not Rule.RENJU)
     core_rule = geometry(rows, cols, k, rule).core_rule()
+    back = data.draw(st.integers(0, len(moves)))
+    order = _core.big_candidates(rows, cols, k, core_rule, [*moves, *([-1] * back)])
+    moves = moves[: len(moves) - back]
+    assert order == _core.big_candidates(rows, cols, k, core_rule, moves)
     cells, sets, _, _ = _core.big_board(rows, cols, k, core_rule, moves)
     me = len(moves) % 2
-    order = _core.big_move_order(rows, cols, k, core_rule, moves)
     if sets[1 - me]:
         assert order == [(min(sets[1 - me]), 0)]
         return
@@ -159,20 +163,30 @@ def test_the_move_order_lists_the_cells_a_search_would_try_best_first(
     }
     threats = set().union(*sets[4:8])
     expected = near | threats if stones else threats | {(rows // 2) * cols + cols // 2}
-    assert {cell for cell, _ in order} == expected
-    assert len(order) == len(expected)
+    assert sorted(cell for cell, _ in order) == sorted(expected)
+    scores = [score for _, score in order]
+    assert scores == sorted(scores, reverse=True)
     if sets[me]:
-        best = max(score for _, score in order)
-        assert {cell for cell, score in order if score == best} <= set(sets[me])
+        assert order[0][0] in sets[me]
 
 
-def test_the_move_order_refuses_what_big_board_refuses() -> None:
-    with pytest.raises(ValueError, match="empty cell"):
-        _core.big_move_order(15, 15, 5, 0, [112, 112])
-    with pytest.raises(ValueError, match="take back"):
-        _core.big_move_order(15, 15, 5, 0, [-1])
-    with pytest.raises(ValueError):
-        _core.big_move_order(3, 3, 5, 0, [])
+@pytest.mark.parametrize(
+    ("moves", "first"),
+    [
+        # X to move with four in a row (112..115, open at 111 and 116; O in
+        # the corners): a five first.
+        ([112, 0, 113, 14, 114, 210, 115, 224], {111, 116}),
+        # O to move against it: one block listed, the lower of the two.
+        ([112, 0, 113, 14, 114, 210, 115], {111}),
+    ],
+)
+def test_the_candidates_put_a_five_first_and_a_forced_block_alone(
+    moves: list[int], first: set[int]
+) -> None:
+    order = _core.big_candidates(15, 15, 5, 0, moves)
+    assert order[0][0] in first
+    if len(moves) % 2:
+        assert len(order) == 1
 
 
 def analyse(moves: list[str], budget: int = TACTICS_BUDGET, **kwargs: object) -> Analysis:

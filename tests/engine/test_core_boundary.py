@@ -404,3 +404,16 @@ def test_a_game_context_is_refused_to_a_second_analysis_while_one_runs() -> None
     assert found
     with pytest.raises(TypeError, match="context must be a Context"):
         _core.analyze_big(15, 15, 5, False, new_table(), x, o, False, 100, None, 0, object())
+
+
+def test_the_candidates_refuse_what_big_board_refuses() -> None:
+    with pytest.raises(ValueError, match="empty cell"):
+        _core.big_candidates(15, 15, 5, 0, [112, 112])
+    with pytest.raises(ValueError, match="take back"):
+        _core.big_candidates(15, 15, 5, 0, [-1])
+    with pytest.raises(ValueError):
+        _core.big_candidates(3, 3, 5, 0, [])
+    with pytest.raises(TypeError):
+        _core.big_candidates(15, 15, 5, 0, None)
+    # Every move taken back again: the empty board's one candidate, its centre.
+    assert [cell for cell, _ in _core.big_candidates(15, 15, 5, 0, [112, 30, -1, -1])] == [112]

@@ -214,8 +214,8 @@ def fuzz_analyze_big(r: Reader) -> None:
 def fuzz_big_board(r: Reader) -> None:
     rows, cols, k, exact = big_dimensions(r)
     moves = [r.integer(-1, 399) for _ in range(r.below(80))]
-    if r.flag():  # (read past the moves: an input kept before it still plays big_board)
-        _core.big_move_order(rows, cols, k, exact, moves)
+    if r.flag():  # (past the moves: an input that ends there still plays big_board)
+        _core.big_candidates(rows, cols, k, exact, moves)
     else:
         _core.big_board(rows, cols, k, exact, moves)
 

@@ -6,9 +6,10 @@
  *
  * Depths 1 and 2 search every move in a full window, so each gets a value of
  * its own; deeper, the best is searched in full and the others in a null
- * window around it (late quiet ones reduced first, as below the root), and a
- * move that fails low keeps the bound it failed with as its place in the next
- * iteration's order. With a win in hand the others are asked only whether
+ * window around it (late quiet ones reduced first, as below the root). A move
+ * that fails low keeps its last value, capped below the best's (the deeper
+ * search found it no better), and the bound it failed with as its place in the
+ * next iteration's order. With a win in hand the others are asked only whether
  * they win too. Depth 1 always completes, whatever the budget or deadline.
  */
 #include "root.h"

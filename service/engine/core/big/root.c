@@ -15,12 +15,8 @@
  * A search of fixed depth (max_depth, for weaker play and as a baseline)
  * keeps the tactics and skips phases 2 and 3.
  *
- *   4. Estimates of what is left, by iterative deepening of big_pvs() (deepen.c). Depths 1
- *      and 2 search every candidate in a full window, so each gets a value of
- *      its own; deeper, the best is searched in full and the others in a null
- *      window around it (with a win in hand, a window that asks only
- *      whether the move wins too). A move that fails low keeps its last
- *      value, capped below the best's (the deeper search found it no better).
+ *   4. Estimates of what is left, by iterative deepening of big_pvs() over
+ *      the moves no proof settled (deepen.c says how).
  *
  * The listed moves are the candidates: the empty cells within two of a stone
  * and every cell that makes a four or a three for either side (the centre on

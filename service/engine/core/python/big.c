@@ -1,7 +1,7 @@
 /*
  * The big boards' analyses for Python (analyze_big, big_threat_win,
- * big_board, big_move_order), one game's search Context, and the reading of a big position
- * that renju.c shares.
+ * big_board, big_candidates), one game's search Context, and the reading of
+ * a big position that renju.c shares.
  */
 #include "glue.h"
 
@@ -380,11 +380,11 @@ done:
 }
 
 /* The candidate moves of the side to move after a sequence of moves (as
- * big_board's), each with its place in the move order as a new search
- * ranks it (no table move, no killers, no history): what a search's node
- * would try, best first. For bench/move_order.py and the tests. */
+ * big_board's), in the order a new search's node tries them (big_candidates()
+ * and pick(): no table move, no killers, no history), each with its score.
+ * For bench/move_order.py and the tests. */
 PyObject *
-core_big_move_order(PyObject *Py_UNUSED(module), PyObject *args)
+core_big_candidates(PyObject *Py_UNUSED(module), PyObject *args)
 {
     int rows, cols, k, rule;
     PyObject *sequence;
@@ -411,7 +411,9 @@ core_big_move_order(PyObject *Py_UNUSED(module), PyObject *args)
     big_candidates(S, -1, 1, moves);
     answer = PyList_New(moves->count);
     for (int i = 0; answer != NULL && i < moves->count; i++) {
-        PyObject *item = Py_BuildValue("(ii)", moves->cell[i], moves->score[i]);
+        int at = moves->next;
+        int cell = pick(moves); /* (the best left is swapped to ``at``) */
+        PyObject *item = Py_BuildValue("(ii)", cell, moves->score[at]);
         if (item == NULL) {
             Py_CLEAR(answer);
             break;

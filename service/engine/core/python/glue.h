@@ -124,7 +124,7 @@ void set_big_position(BigBoard *b, const BigShape *sh, const uint8_t *stone, int
 extern PyTypeObject ContextType;
 PyObject *core_analyze_big(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *core_big_board(PyObject *module, PyObject *args);
-PyObject *core_big_move_order(PyObject *module, PyObject *args);
+PyObject *core_big_candidates(PyObject *module, PyObject *args);
 PyObject *core_big_threat_win(PyObject *module, PyObject *args);
 
 /* renju.c, weights.c and brain.c (their documentation: module.c). */

@@ -29,12 +29,12 @@ static PyMethodDef core_methods[] = {
      "big board after the moves (X first; -1 takes the last move back). cells[c] is the\n"
      "stone (1 X, 2 O) or ((X's four patterns), (O's), X's kind, O's kind); sets are the\n"
      "five, flex4, four and three cells of X and of O, in that order (see big/board.h)."},
-    {"big_move_order", (PyCFunction)core_big_move_order, METH_VARARGS,
-     "big_move_order(rows, cols, k, rule, moves) -> [(cell, score), ...]: the side to move's\n"
-     "candidate moves after the moves (as big_board's), each with its score in the move order\n"
-     "of a new search (no table move, killers or history; higher first). Against a five point\n"
-     "only its block; against an open three its defences and one's own fours. For\n"
-     "bench/move_order.py and the tests."},
+    {"big_candidates", (PyCFunction)core_big_candidates, METH_VARARGS,
+     "big_candidates(rows, cols, k, rule, moves) -> [(cell, score), ...]: the side to move's\n"
+     "candidate moves after the moves (as big_board's) in the order a new search tries them\n"
+     "(no table move, killers or history), each with its move-order score. Against a five\n"
+     "point only its block (none under renju where X may not take it); against an open three\n"
+     "its defences and one's own fours. For bench/move_order.py and the tests."},
     {"big_threat_win", (PyCFunction)core_big_threat_win, METH_VARARGS,
      "big_threat_win(rows, cols, k, rule, x, o, x_to_move, nodes) -> (kind, plies, line,\n"
      "nodes): the side to move's win by threats alone, as the big boards' root proves it:\n"
