@@ -2,7 +2,7 @@
 to game results by ``bench/tune.py``), read once and handed to the compiled
 core by ``search.py`` at import, before any search.
 
-The evaluation itself is the core's (``core/big/board.c`` states it): a worth
+The evaluation itself is the core's (``core/big/evaluation.c`` states it): a worth
 per line pattern, a bonus per kind of cell, a tempo, and a value per threat
 mask (which kinds of threat cell each side has: ``THREAT_BITS``, bit 0
 first, as ``big_threat_mask()`` in ``core/big/board.h`` makes it). Nothing

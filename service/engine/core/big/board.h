@@ -16,8 +16,8 @@
  * five point: K_FLEX4, K_B4F3, K_B4), three (any cell making an open three,
  * P_F3 in some direction).
  *
- * The evaluation (board.c states it) is the sum over empty cells of what each
- * cell is worth to the side to move, less what it is worth to the other.
+ * The evaluation (evaluation.c states it) is the sum over empty cells of what
+ * each cell is worth to the side to move, less what it is worth to the other.
  */
 #ifndef BIG_BOARD_H
 #define BIG_BOARD_H
@@ -243,8 +243,12 @@ void big_board_init(BigBoard *b, const BigShape *sh);
 void big_play(BigBoard *b, int cell);
 void big_undo(BigBoard *b, int cell);
 
-/* The evaluation for the side to move (see board.c). */
+/* The evaluation for the side to move (see evaluation.c). */
 int big_evaluate(const BigBoard *b);
+
+/* Fill the table of combinations (evaluation.c) from the weights in force,
+ * once; big_shape_init() calls it. */
+void big_combinations_init(void);
 
 /* The threats on the board, as the side to move sees them (the evaluation's
  * THREAT_VALUE[] is indexed by it): a bit for each kind of cell that either

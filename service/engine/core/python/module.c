@@ -17,9 +17,9 @@ static PyMethodDef core_methods[] = {
      "set_evaluation(pattern_worth, kind_bonus, pattern_worth_other, kind_bonus_other, tempo,\n"
      "correction=(0,)*715, correction_other=(0,)*715, /): the big boards' evaluation weights (a\n"
      "worth per pattern and a bonus per kind, for the side to move's cells and the other side's,\n"
-     "the tempo, and a correction per class of combination for each; see core/big/board.c). Only\n"
-     "before any search: the module calls it once, at import, with\n"
-     "service/engine/evaluation.json."},
+     "the tempo, and a correction per class of combination for each; see\n"
+     "core/big/evaluation.c). Only before any search: the module calls it once, at import,\n"
+     "with service/engine/evaluation.json."},
     {"set_threat_values", (PyCFunction)core_set_threat_values, METH_VARARGS,
      "set_threat_values(values, /): the big boards' evaluation's value of each threat mask (512\n"
      "of them, indexed by big_threat_mask(): see core/big/board.h). As set_evaluation: only\n"

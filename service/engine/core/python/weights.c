@@ -1,7 +1,7 @@
 /*
  * The big boards' evaluation weights from Python (service/engine/evaluation.json,
  * set once at import): the patterns', the kinds', the combinations'
- * corrections and the threat masks' values (core/big/board.c holds them).
+ * corrections and the threat masks' values (core/big/evaluation.c holds them).
  */
 #include "glue.h"
 
