@@ -91,7 +91,7 @@ def reference_moves(games: Sequence[Path], both_sides: bool) -> Iterator[tuple[d
 
 def position_of(game: dict, index: int) -> Position | None:
     """The reference's move at ``index`` of ``game`` as the order sees it, or
-    None where a five point must be blocked (no choice to rank)."""
+    None where there was no choice to rank (see the module's docstring)."""
     size, rule = game["size"], RULES[game["rule"]]
     cells = [y * size + x for x, y in game["moves"][: index + 1]]
     before, move = cells[:-1], cells[-1]
@@ -137,15 +137,15 @@ class Stacked:
         n = len(CLASSES)
         return params[0] * self.score + params[1 : 1 + n][self.mine] + params[1 + n :][self.theirs]
 
-    def softmax(self, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each candidate's probability, and each position's log loss."""
+    def softmax(self, params: np.ndarray) -> np.ndarray:
+        """Each candidate's probability among its position's candidates."""
         s = self.logits(params)
         top = np.full(self.count, -np.inf)
         np.maximum.at(top, self.group, s)
         e = np.exp(s - top[self.group])
         total = np.zeros(self.count)
         np.add.at(total, self.group, e)
-        return e / total[self.group], -(s[self.target] - top - np.log(total))
+        return e / total[self.group]
 
     def ranks(self, params: np.ndarray) -> np.ndarray:
         """The reference's move's place among its position's candidates: those
@@ -166,8 +166,7 @@ def fit(data: Stacked) -> np.ndarray:
     params[0] = 1.0
     first, second = np.zeros_like(params), np.zeros_like(params)
     for step in range(1, STEPS + 1):
-        probability, _ = data.softmax(params)
-        g = probability.copy()
+        g = data.softmax(params)
         g[data.target] -= 1
         g /= data.count
         grad = np.zeros_like(params)

@@ -261,11 +261,19 @@ done:
     return answer;
 }
 
-/* Play a sequence of moves from Python (a cell, or -1 to take the last one
- * back) on ``b``, a board of ``shape``: 0, or -1 with an exception set. */
+/* The board of rows x cols, k and rule (``shape``, built here) after a
+ * sequence of moves from Python, played from the empty board (a cell, or -1
+ * to take the last one back), into ``b``: 0, or -1 with an exception set. As
+ * read_big_position() reads a position, for big_board and big_candidates. */
 static int
-replay(BigBoard *b, const BigShape *shape, PyObject *sequence)
+read_big_moves(BigShape *shape, int rows, int cols, int k, int rule, PyObject *sequence,
+               BigBoard *b)
 {
+    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
+        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
+        return -1;
+    }
+    big_board_init(b, shape);
     int played[BIG_MAX_CELLS], count = 0, status = -1;
     PyObject *fast = copy_items(sequence, "moves");
     if (fast == NULL) {
@@ -316,12 +324,7 @@ core_big_board(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
-        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
-        goto done;
-    }
-    big_board_init(b, shape);
-    if (replay(b, shape, sequence) < 0) {
+    if (read_big_moves(shape, rows, cols, k, rule, sequence, b) < 0) {
         goto done;
     }
     PyObject *cells = PyList_New(shape->cells);
@@ -399,12 +402,7 @@ core_big_candidates(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    if (big_shape_init(shape, rows, cols, k, rule) < 0) {
-        PyErr_SetString(PyExc_ValueError, BIG_SHAPE_RANGE);
-        goto done;
-    }
-    big_board_init(&S->board, shape);
-    if (replay(&S->board, shape, sequence) < 0) {
+    if (read_big_moves(shape, rows, cols, k, rule, sequence, &S->board) < 0) {
         goto done;
     }
     big_search_renew(S); /* no killers */
