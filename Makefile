@@ -246,6 +246,8 @@ bench: $(DEV_STAMP)
 	@echo "  .venv/bin/python bench/horizon.py GAMES.jsonl --reference /path/to/pbrain-rapfi --ours brain@main --game 0 --ply 6"
 	@echo "Where our move order ranks the reference's moves in those games (and a fitted correction):"
 	@echo "  .venv/bin/python bench/move_order.py GAMES.jsonl ... --fit"
+	@echo "How many of the reference's forced wins our engine sees at a node count (the committed set):"
+	@echo "  .venv/bin/python bench/win_sight.py --budgets 100000,400000,1600000"
 	@echo "The clock with the machine busy:  make match OPPONENT=brain MATCH_ARGS='--turn-ms 300 --pairs 24 --busy 2'"
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py
