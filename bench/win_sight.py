@@ -15,7 +15,8 @@ side, no open-four point for the side to move), asks the reference for its
 value at ``--nodes`` (``INFO max_node``), keeps those it reports won for the
 side to move, and asks it again at ``--check-nodes``: each line of the
 output is one such position, with both values (``bench/blunders.py``'s
-``parse_eval()`` units: a win in n plies is 100,000 - n). The set measured
+``parse_eval()`` units: a win in n plies is 100,000 - n; the second None
+where the reference reported no value). The set measured
 in the docs is committed (bench/labels/), so the measure replays without
 the reference. The measure asks our core's analysis (``--checkout``:
 another checkout's built core, an experiment's), on a new 64 MiB table a
@@ -36,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-from blunders import DECIDED
+from blunders import CORE_RULE, DECIDED
 from depth_nodes import analyse, load_core
 from label import drawn_positions, label_all
 from local_server import REPO
@@ -61,34 +62,36 @@ def write(path: Path, records: Sequence[dict[str, object]]) -> None:
     path.write_bytes(gzip.compress(text, mtime=0) if path.suffix == ".gz" else text)
 
 
+def key(position: dict[str, object]) -> str:
+    """What tells one position from another: its board, rule and stones."""
+    return json.dumps([position["size"], position["rule"], position["moves"]])
+
+
 def label(
     games: Sequence[Path], reference: Entrant, nodes: int, check_nodes: int, per_game: int,
     workers: int, seed: int,
 ) -> list[dict[str, object]]:  # fmt: skip
-    """The drawn positions the reference, at ``nodes``, reports won for the
-    side to move, each with that value and its value at ``check_nodes``."""
-    positions = list(drawn_positions(games, per_game, seed, horizon=True))
+    """The drawn positions (each once) the reference, at ``nodes``, reports
+    won for the side to move, each with that value and its value at
+    ``check_nodes`` (None where it reported none)."""
+    drawn = drawn_positions(games, per_game, seed, horizon=True)
+    positions = list({key(p): p for p in drawn}.values())
     labelled = label_all(reference, positions, nodes, workers)
     won = [p for p in labelled if int(p["value"]) >= DECIDED]  # type: ignore[call-overload]
     unlabelled = [{k: v for k, v in p.items() if k != "value"} for p in won]
-    checks = {
-        json.dumps(p["moves"]): p["value"]
-        for p in label_all(reference, unlabelled, check_nodes, workers)
-    }
+    checks = {key(p): p["value"] for p in label_all(reference, unlabelled, check_nodes, workers)}
     return [
-        {**p, "nodes": nodes, "check_nodes": check_nodes,
-         "check_value": checks.get(json.dumps(p["moves"]))}
+        {**p, "nodes": nodes, "check_nodes": check_nodes, "check_value": checks.get(key(p))}
         for p in won
-    ]  # fmt: skip
+    ]
 
 
 def seen(core: ModuleType, record: dict[str, object], budget: int) -> bool:
     """Whether ``core``'s analysis, on a new table with ``budget`` nodes,
-    sees the side to move's win (freestyle and exactly five)."""
-    if record["rule"] not in ("freestyle", "exact"):
-        raise SystemExit(f"{record['rule']}: only freestyle and exact positions are measured")
+    sees the side to move's win."""
     moves = list(record["moves"])  # type: ignore[call-overload]
-    found = analyse(core, moves, 0, int(record["size"]), int(record["rule"] == "exact"), budget)  # type: ignore[call-overload]
+    size, rule = int(record["size"]), CORE_RULE[str(record["rule"])]  # type: ignore[call-overload]
+    found = analyse(core, moves, 0, size, rule, budget)
     return max(value for _, value, *_ in found[0]) > SEEN
 
 
