@@ -16,14 +16,14 @@ value at ``--nodes`` (``INFO max_node``), keeps those it reports won for the
 side to move, and asks it again at ``--check-nodes``: each line of the
 output is one such position, with both values (``bench/blunders.py``'s
 ``parse_eval()`` units: a win in n plies is 100,000 - n; the second None
-where the reference reported no value). The set measured
-in the docs is committed (bench/labels/), so the measure replays without
-the reference. The measure asks our core's analysis (``--checkout``:
-another checkout's built core, an experiment's), on a new 64 MiB table a
-position and budget, no deadline, and counts a position seen where
-its best move's value says a win: a proven one, or one its search saw
-(an estimate above 0.9). Rapfi stays outside the project: this script runs
-the binary it is given.
+where the reference reported no value). The set measured in the docs is
+committed (bench/labels/), so the measure replays without the reference.
+The measure asks our core's analysis (``--checkout``: another checkout's
+built core, an experiment's), on a new 64 MiB table a position and budget,
+no deadline, and counts a position seen where one of its moves is a win,
+proven or seen by its search (as ``bench/horizon.py``'s ``sees_win()``
+reads an analysis). Rapfi stays outside the project: this script runs the
+binary it is given.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from types import ModuleType
 
 from blunders import CORE_RULE, DECIDED
 from depth_nodes import analyse, load_core
+from horizon import sees_win
 from label import drawn_positions, label_all
 from local_server import REPO
 
@@ -48,7 +49,6 @@ from service.engine import _core
 from tests.brain.manager import Entrant
 
 WINS = REPO / "bench" / "labels" / "rapfi-wins.jsonl.gz"
-SEEN = 0.9  # a best move valued above this is a win the search saw (or proved)
 
 
 def read(path: Path) -> list[dict[str, object]]:
@@ -91,8 +91,7 @@ def seen(core: ModuleType, record: dict[str, object], budget: int) -> bool:
     sees the side to move's win."""
     moves = list(record["moves"])  # type: ignore[call-overload]
     size, rule = int(record["size"]), CORE_RULE[str(record["rule"])]  # type: ignore[call-overload]
-    found = analyse(core, moves, 0, size, rule, budget)
-    return max(value for _, value, *_ in found[0]) > SEEN
+    return sees_win(analyse(core, moves, 0, size, rule, budget)[0])[0]
 
 
 def measure(
