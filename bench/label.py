@@ -108,6 +108,14 @@ def label_all(
         return [record for part in pool.map(run, shares) for record in part]
 
 
+def write_labels(path: Path, records: Sequence[dict[str, object]]) -> None:
+    """The records a line each, as ``tune.read_labels()`` reads them back:
+    gzipped where the name ends in .gz, with no time stamp (the same records,
+    the same bytes)."""
+    text = "".join(json.dumps(record) + "\n" for record in records).encode()
+    path.write_bytes(gzip.compress(text, mtime=0) if path.suffix == ".gz" else text)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games", type=Path, nargs="+")
@@ -136,9 +144,7 @@ def main() -> int:
         Entrant((str(reference),), cwd=reference.parent, quiet=True),
         positions, args.nodes, args.workers,
     )  # fmt: skip
-    text = "".join(json.dumps(record) + "\n" for record in labelled).encode()
-    # Gzipped where the name ends in .gz, with no time stamp: the same records, the same bytes.
-    args.out.write_bytes(gzip.compress(text, mtime=0) if args.out.suffix == ".gz" else text)
+    write_labels(args.out, labelled)
     print(
         f"{len(labelled)} of {len(positions)} positions labelled at {args.nodes} nodes "
         f"in {time.monotonic() - began:.0f} s: {args.out}"

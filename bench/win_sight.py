@@ -29,7 +29,6 @@ binary it is given.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 import time
@@ -40,8 +39,9 @@ from types import ModuleType
 from blunders import CORE_RULE, DECIDED
 from depth_nodes import analyse, load_core
 from horizon import sees_win
-from label import drawn_positions, label_all
+from label import drawn_positions, label_all, write_labels
 from local_server import REPO
+from tune import read_labels
 
 sys.path.insert(0, str(REPO))
 
@@ -49,17 +49,6 @@ from service.engine import _core
 from tests.brain.manager import Entrant
 
 WINS = REPO / "bench" / "labels" / "rapfi-wins.jsonl.gz"
-
-
-def read(path: Path) -> list[dict[str, object]]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
-
-
-def write(path: Path, records: Sequence[dict[str, object]]) -> None:
-    text = "".join(json.dumps(record) + "\n" for record in records).encode()
-    path.write_bytes(gzip.compress(text, mtime=0) if path.suffix == ".gz" else text)
 
 
 def key(position: dict[str, object]) -> str:
@@ -143,12 +132,12 @@ def main() -> int:
             args.label, entrant, args.nodes, args.check_nodes, args.per_game, args.workers,
             args.seed,
         )  # fmt: skip
-        write(args.out, records)
+        write_labels(args.out, records)
         print(f"{len(records)} positions won for the side to move -> {args.out}", file=sys.stderr)
         return 0
     budgets = [int(b) for b in args.budgets.split(",")]
     core = load_core(args.checkout) if args.checkout is not None else _core
-    print(json.dumps(measure(read(args.wins), budgets, core)))
+    print(json.dumps(measure(list(read_labels(args.wins)), budgets, core)))
     return 0
 
 

@@ -58,11 +58,11 @@ def test_the_positions_kept_are_those_the_reference_reports_won(
         assert (record["nodes"], record["check_nodes"]) == (5_000, 500)
     assert win_sight.measure(records, [])["reference"]["seen_at_check_nodes"] == 4
     out = tmp_path / "wins.jsonl.gz"
-    win_sight.write(out, records)
-    assert win_sight.read(out) == records
+    win_sight.write_labels(out, records)
+    assert list(win_sight.read_labels(out)) == records
 
 
-def test_our_engine_sees_a_win_in_five_and_no_win_in_a_quiet_position(
+def test_our_engine_sees_a_win_and_no_win_in_a_quiet_position(
     win_sight: ModuleType,
 ) -> None:
     # X to move with an open three down one column (cells 113, 128, 143; O's
@@ -94,7 +94,7 @@ def test_the_committed_positions_are_reference_wins_a_search_must_decide(
     win_sight: ModuleType,
 ) -> None:
     label = bench_module("label")
-    records = win_sight.read(win_sight.WINS)
+    records = list(win_sight.read_labels(win_sight.WINS))
     # The figures of docs/strength.md#seeing-the-wins: 286 positions, 225 of
     # them seen won by the reference at its short count.
     assert len(records) == 286
