@@ -291,9 +291,9 @@ tune: $(DEV_STAMP)
 
 # The evaluation in force: fitted to a reference engine's searched values
 # (docs/strength.md#the-evaluation). tune-labels refits it from the committed
-# positions and values (bench/labels/, or LABELS and HORIZON_LABELS) in three
+# positions and values (bench/labels/, or LABELS and HORIZON_LABELS) in four
 # steps: the weights, the threat masks' values over them, the combinations'
-# corrections over both. label makes a new set from games (LABEL_GAMES:
+# corrections over both, and the network over all three (both sets). label makes a new set from games (LABEL_GAMES:
 # bench/match.py --games or self-play files), each quiet position valued by
 # REFERENCE (e.g. Rapfi) at 20,000 nodes, into bench/results/ (not over the
 # committed set): refit with LABELS=that file.
@@ -304,6 +304,7 @@ tune-labels: $(DEV_STAMP)
 	$(PY) bench/tune.py $(LABELS) --labels
 	$(PY) bench/tune.py --threats $(HORIZON_LABELS) --labels --seed 5
 	$(PY) bench/tune.py --combinations $(LABELS) --labels
+	$(PY) bench/tune.py --network $(LABELS) $(HORIZON_LABELS) --labels --seed 2
 
 label: $(DEV_STAMP)
 	@test -n "$(REFERENCE)" -a -n "$(LABEL_GAMES)" || { echo "make label REFERENCE=/path/to/brain LABEL_GAMES='games.jsonl ...'"; exit 2; }

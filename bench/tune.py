@@ -67,8 +67,25 @@ turn (``make tune-labels``):
         --labels --seed 5
     .venv/bin/python bench/tune.py --combinations bench/labels/rapfi-20k.jsonl.gz --labels
 
+``--network`` (with ``--labels``, any number of files) fits the evaluation's
+network (``evaluation.Network``: 16 hidden values over each side's counts of
+cells per class and the threat mask, rectified, then summed with their
+weights) over the evaluation in force without it, which it keeps: P = 1 /
+(1 + exp(-(evaluation + network) / SCALE)), by Adam over mini-batches with
+numpy (``fit_network()``: NETWORK_EPOCHS passes, the weights of the pass
+best on the fifth held out kept), then rounded to the core's integers. Its
+positions are every labelled position where the search may evaluate (a
+threat mask), quiet and horizon sets alike. It runs last in ``make
+tune-labels``:
+
+    .venv/bin/python bench/tune.py --network bench/labels/rapfi-20k.jsonl.gz \\
+        bench/labels/rapfi-20k-horizon.jsonl.gz --labels --seed 2
+
 Each writes evaluation.json and, where that is the file in force, the native
-brain's copy of it (``service/brain/native/evaluation.h``).
+brain's copy of it (``service/brain/native/evaluation.h``). A fit of the
+weights keeps the extras in force (stale alike until their own fits run); a
+fit of the threat values drops the corrections and the network, one of the
+corrections drops the network: each was fitted over what came before it.
 """
 
 from __future__ import annotations
@@ -79,6 +96,7 @@ import gzip
 import json
 import math
 import random
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -98,14 +116,19 @@ from service.engine.evaluation import (
     EVALUATION_FILE,
     HEADER_FILE,
     KIND_NAMES,
+    NET_HIDDEN,
     NO_CORRECTION,
+    NO_NETWORK,
     NO_THREAT_VALUES,
     PATTERN_NAMES,
     THREAT_BITS,
+    THREAT_MASKS,
+    Network,
     Weights,
     apply,
     header,
     load,
+    network_record,
 )
 
 T = TypeVar("T")
@@ -125,6 +148,19 @@ THREAT_LIMIT = 3000  # a fitted value's bound (the core takes up to 4,000)
 COMBINATION_RIDGE = 0.001
 COMBINATION_MIN_COUNT = 10
 CORRECTION_LIMIT = 2000  # the core's EVALUATION_WEIGHT_LIMIT
+# --network: passes over the positions, the mini-batch, Adam's step (shrunk
+# by NETWORK_DECAY each pass), the pull of every weight towards 0 (in the
+# gradient, per weight), the inputs' scale (a class's count / NETWORK_INPUT)
+# and the first weights' spread. The core's hidden values count in units of
+# 2^-NETWORK_SHIFT.
+NETWORK_EPOCHS = 80
+NETWORK_BATCH = 256
+NETWORK_RATE = 3e-3
+NETWORK_DECAY = 0.96
+NETWORK_L2 = 1e-3
+NETWORK_INPUT = 16
+NETWORK_SPREAD = 0.05
+NETWORK_SHIFT = 16
 
 
 def quiet(sets: Sequence[Any]) -> bool:
@@ -395,8 +431,16 @@ def without_extras(weights: Weights) -> Weights:
 
 
 def without_corrections(weights: Weights) -> Weights:
-    """The weights with no combinations' corrections (the threat values kept)."""
-    return dataclasses.replace(weights, correction=NO_CORRECTION, correction_other=NO_CORRECTION)
+    """The weights with no combinations' corrections and no network (the
+    threat values kept)."""
+    return dataclasses.replace(
+        without_network(weights), correction=NO_CORRECTION, correction_other=NO_CORRECTION
+    )
+
+
+def without_network(weights: Weights) -> Weights:
+    """The weights with no network (everything else kept)."""
+    return dataclasses.replace(weights, network=NO_NETWORK)
 
 
 def fit_threats(samples: Sequence[ThreatSample], scale: float) -> list[int]:
@@ -565,7 +609,11 @@ def fit_split(
 def write(record: dict[str, Any], out: Path) -> None:
     """An evaluation file; where it is the one in force, the native brain's
     copy of it too (``evaluation.header()``)."""
-    out.write_text(json.dumps(record, indent=2) + "\n")
+    text = json.dumps(record, indent=2)
+    # The network's rows one to a line, not one number to a line.
+    row = r"\[\n\s+(-?\d+(?:,\n\s+-?\d+){" + str(NET_HIDDEN - 1) + r"})\n\s+\]"
+    text = re.sub(row, lambda m: "[" + re.sub(r",\n\s+", ", ", m.group(1)) + "]", text)
+    out.write_text(text + "\n")
     if out.resolve() == EVALUATION_FILE.resolve():
         HEADER_FILE.write_text(header(load(out)))
 
@@ -596,6 +644,12 @@ def main() -> int:
         help="with --labels: fit a correction per class of combination over the weights and "
         "threat values in force, which stay",
     )
+    parser.add_argument(
+        "--network",
+        action="store_true",
+        help="with --labels (any number of files): fit the evaluation's network over the "
+        "evaluation in force, which stays",
+    )
     parser.add_argument("--out", type=Path, default=EVALUATION_FILE)
     parser.add_argument(
         "--base",
@@ -613,6 +667,10 @@ def main() -> int:
     )
     args = parser.parse_args()
     label_scale = args.label_scale if args.labels else None
+    if args.network:
+        if not args.labels:
+            parser.error("--network: only to labelled positions (--labels)")
+        return tune_network(args.games, args.label_scale, args.seed, args.out)
     if args.threats:
         return tune_threats(args.games, args.seed, args.out, label_scale)
     if len(args.games) != 1:
@@ -665,7 +723,7 @@ def main() -> int:
     # weights: both are kept alike, stale until their own fits run again
     # (make tune-labels runs them next).
     in_force = json.loads(EVALUATION_FILE.read_text())
-    for extra in ("threats", "combination_correction"):
+    for extra in ("threats", "combination_correction", "network"):
         if extra in in_force:
             record[extra] = in_force[extra]
     write(record, args.out)
@@ -686,6 +744,7 @@ def tune_threats(
     base = load(EVALUATION_FILE)
     record = json.loads(EVALUATION_FILE.read_text())
     record.pop("combination_correction", None)
+    record.pop("network", None)
     scale = float(record["fitted"]["scale"])  # the weights' own, fitted with them
     apply(without_extras(base))
     if label_scale is None:
@@ -881,6 +940,7 @@ def tune_combinations(labels_file: Path, label_scale: float, seed: int, out: Pat
     record = json.loads(EVALUATION_FILE.read_text())
     scale = float(record["fitted"]["scale"])
     apply(without_corrections(base))
+    record.pop("network", None)  # fitted over the old corrections
     evaluations, counts, ys = combination_samples(labels_file, label_scale)
     fit = fit_combinations(evaluations, counts, ys, scale, seed)
     print(
@@ -898,6 +958,217 @@ def tune_combinations(labels_file: Path, label_scale: float, seed: int, out: Pat
             "free": fit.free,
             "ridge": COMBINATION_RIDGE,
             "min_count": COMBINATION_MIN_COUNT,
+            "held_out_log_loss": {"before": round(fit.before, 5), "after": round(fit.after, 5)},
+        },
+    }
+    write(record, out)
+    return 0
+
+
+@dataclass(frozen=True)
+class NetworkSamples:
+    """``--network``'s positions: each side's count of empty cells per class
+    (the side to move's, ``mover``, and the other side's, ``other``: one row
+    a position), its threat mask, the evaluation in force without the network
+    and the target."""
+
+    mover: np.ndarray
+    other: np.ndarray
+    mask: np.ndarray
+    evaluation: np.ndarray
+    target: np.ndarray
+
+
+def network_samples(labels_files: Sequence[Path], label_scale: float) -> NetworkSamples:
+    """Every labelled position of the files, in order, where the search may
+    evaluate (``mask_of()``: no five point, no open-four point of the side
+    to move), with the core's evaluation as it stands (the caller applies
+    the weights ``without_network()``)."""
+    mover, other, masks, evaluations, ys = [], [], [], [], []
+    for labels_file in labels_files:
+        for position in read_labels(labels_file):
+            size, moves = position["size"], position["moves"]
+            cells, _, value, _ = _core.big_board(size, size, 5, position["rule"] == "exact", moves)
+            me = len(moves) % 2
+            mask = mask_of(cells, me)
+            if mask is None:
+                continue
+            counts = np.zeros((2, len(CLASSES)), dtype=np.int16)
+            for cell in cells:
+                if not isinstance(cell, int):
+                    for side in (0, 1):
+                        counts[side, CLASS_OF[tuple(sorted(cell[side]))]] += 1
+            mover.append(counts[me])
+            other.append(counts[1 - me])
+            masks.append(mask)
+            evaluations.append(value)
+            ys.append(label_target(position["value"], label_scale))
+    return NetworkSamples(
+        np.array(mover),
+        np.array(other),
+        np.array(masks),
+        np.array(evaluations, dtype=float),
+        np.array(ys, dtype=float),
+    )
+
+
+def network_value(
+    network: Network, mover: np.ndarray, other: np.ndarray, mask: np.ndarray
+) -> np.ndarray:
+    """The core's network correction (core/big/evaluation.c's
+    network_value(), in its integers) of positions given by their counts of
+    cells per class (rows of ``mover`` and ``other``) and threat masks."""
+    h = NET_HIDDEN
+    hidden = (
+        np.asarray(mover, dtype=np.int64) @ np.array(network.mover, dtype=np.int64).reshape(-1, h)
+        + np.asarray(other, dtype=np.int64) @ np.array(network.other, dtype=np.int64).reshape(-1, h)
+        + np.array(network.mask, dtype=np.int64).reshape(-1, h)[np.asarray(mask)]
+        + np.array(network.bias, dtype=np.int64)
+    )
+    out = np.maximum(hidden, 0) @ np.array(network.out, dtype=np.int64)
+    return np.asarray((out >> NETWORK_SHIFT) + network.out_bias)
+
+
+def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(p, 1e-7, 1 - 1e-7)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+@dataclass(frozen=True)
+class NetworkFit:
+    """``fit_network()``'s answer: the network in the core's integers, the
+    held-out log loss without it and with it (rounded as the core has it),
+    the pass whose weights were kept, and the positions fitted and held out."""
+
+    network: Network
+    before: float
+    after: float
+    epoch: int
+    fitted: int
+    held_out: int
+
+
+def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
+    """The network over the evaluation (see the module's docstring): a fifth
+    of the positions, drawn with ``seed``, held out; Adam over mini-batches
+    of NETWORK_BATCH, NETWORK_EPOCHS passes, each weight pulled towards 0 by
+    NETWORK_L2; the weights of the pass with the lowest held-out loss kept,
+    then rounded to the core's integers."""
+    rng = np.random.default_rng(seed)
+    cm = samples.mover.astype(np.float32) / NETWORK_INPUT
+    ct = samples.other.astype(np.float32) / NETWORK_INPUT
+    mask, e0, y = samples.mask, samples.evaluation, samples.target
+    n = len(y)
+    order = rng.permutation(n)
+    hold, fit = order[: n // 5], order[n // 5 :]
+    d, h = cm.shape[1], NET_HIDDEN
+    a = rng.normal(0, NETWORK_SPREAD, (d, h)).astype(np.float32)
+    b = rng.normal(0, NETWORK_SPREAD, (d, h)).astype(np.float32)
+    mk = np.zeros((THREAT_MASKS, h), np.float32)
+    b1 = np.zeros(h, np.float32)
+    w2 = rng.normal(0, NETWORK_SPREAD, h).astype(np.float32)
+    b2 = 0.0
+    params = [a, b, mk, b1, w2]
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    moment_b2 = square_b2 = 0.0
+
+    def sigmoid(z: np.ndarray) -> np.ndarray:
+        return np.asarray(1 / (1 + np.exp(-z)))
+
+    def forward(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pre = cm[idx] @ a + ct[idx] @ b + mk[mask[idx]] + b1
+        hidden = np.maximum(pre, 0)
+        return pre, hidden, e0[idx] / scale + hidden @ w2 + b2
+
+    step = 0
+    best: tuple[float, int, list[np.ndarray], float] = (math.inf, -1, [], 0.0)
+    for epoch in range(NETWORK_EPOCHS):
+        rate = NETWORK_RATE * NETWORK_DECAY**epoch
+        rng.shuffle(fit)
+        for start in range(0, len(fit), NETWORK_BATCH):
+            idx = fit[start : start + NETWORK_BATCH]
+            step += 1
+            pre, hidden, z = forward(idx)
+            g = (sigmoid(z) - y[idx]) / len(idx)
+            g_w2 = hidden.T @ g
+            g_b2 = g.sum()
+            g_hidden = np.outer(g, w2) * (pre > 0)
+            g_mask = np.zeros_like(mk)
+            np.add.at(g_mask, mask[idx], g_hidden)
+            grads = (
+                cm[idx].T @ g_hidden + NETWORK_L2 * a,
+                ct[idx].T @ g_hidden + NETWORK_L2 * b,
+                g_mask + NETWORK_L2 * mk,
+                g_hidden.sum(0),
+                g_w2,
+            )
+            for i, grad in enumerate(grads):
+                moments[i] = 0.9 * moments[i] + 0.1 * grad
+                squares[i] = 0.999 * squares[i] + 0.001 * grad * grad
+                params[i] -= (  # in place: a, b, mk, b1 and w2 are these arrays
+                    rate
+                    * (moments[i] / (1 - 0.9**step))
+                    / (np.sqrt(squares[i] / (1 - 0.999**step)) + 1e-8)
+                )
+            moment_b2 = 0.9 * moment_b2 + 0.1 * g_b2
+            square_b2 = 0.999 * square_b2 + 0.001 * g_b2 * g_b2
+            b2 -= (
+                rate
+                * (moment_b2 / (1 - 0.9**step))
+                / (np.sqrt(square_b2 / (1 - 0.999**step)) + 1e-8)
+            )
+        loss = _log_loss(sigmoid(forward(hold)[2]), y[hold])
+        if loss < best[0]:
+            best = (loss, epoch, [p.copy() for p in params], float(b2))
+    _, epoch, (a, b, mk, b1, w2), b2 = best
+    unit = 1 << NETWORK_SHIFT
+
+    def rounded(values: np.ndarray) -> tuple[int, ...]:
+        return tuple(int(v) for v in np.round(values).astype(np.int64).ravel())
+
+    network = Network(
+        rounded(a / NETWORK_INPUT * unit),
+        rounded(b / NETWORK_INPUT * unit),
+        rounded(mk * unit),
+        rounded(b1 * unit),
+        rounded(w2 * scale),
+        round(b2 * scale),
+    )
+    value = network_value(network, samples.mover[hold], samples.other[hold], mask[hold])
+    return NetworkFit(
+        network,
+        _log_loss(sigmoid(e0[hold] / scale), y[hold]),
+        _log_loss(sigmoid((e0[hold] + value) / scale), y[hold]),
+        epoch,
+        len(fit),
+        len(hold),
+    )
+
+
+def tune_network(labels_files: Sequence[Path], label_scale: float, seed: int, out: Path) -> int:
+    """``--network``: the network over the evaluation in force (which stays),
+    fitted to labelled positions, written with it to ``out``."""
+    began = time.monotonic()
+    base = load(EVALUATION_FILE)
+    record = json.loads(EVALUATION_FILE.read_text())
+    scale = float(record["fitted"]["scale"])
+    apply(without_network(base))
+    fit = fit_network(network_samples(labels_files, label_scale), scale, seed)
+    print(
+        f"{fit.fitted + fit.held_out} positions ({fit.held_out} held out); pass {fit.epoch} kept; "
+        f"held-out log loss {fit.before:.4f} -> {fit.after:.4f}; "
+        f"{time.monotonic() - began:.0f} s"
+    )
+    names = " ".join(str(path) for path in labels_files)
+    record["network"] = {
+        **network_record(fit.network),
+        "fitted": {
+            "command": f"bench/tune.py --network {names} --seed {seed} --labels "
+            f"--label-scale {label_scale:g}",
+            "positions": fit.fitted + fit.held_out,
+            "held_out": fit.held_out,
+            "pass": fit.epoch,
             "held_out_log_loss": {"before": round(fit.before, 5), "after": round(fit.after, 5)},
         },
     }

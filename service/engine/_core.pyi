@@ -128,4 +128,13 @@ def set_evaluation(
     /,
 ) -> None: ...
 def set_threat_values(values: Sequence[int], /) -> None: ...
+def set_network(
+    mover: Sequence[int],
+    other: Sequence[int],
+    mask: Sequence[int],
+    bias: Sequence[int],
+    out: Sequence[int],
+    out_bias: int,
+    /,
+) -> None: ...
 def run_brain(in_fd: int, out_fd: int, /) -> None: ...

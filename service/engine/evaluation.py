@@ -5,8 +5,10 @@ core by ``search.py`` at import, before any search.
 The evaluation itself is the core's (``core/big/evaluation.c`` states it): a worth
 per line pattern, a bonus per kind of cell, a tempo, and a value per threat
 mask (which kinds of threat cell each side has: ``THREAT_BITS``, bit 0
-first, as ``big_threat_mask()`` in ``core/big/board.h`` makes it). Nothing
-else reads the weights; the file also records how they were fitted.
+first, as ``big_threat_mask()`` in ``core/big/board.h`` makes it), a
+correction per class of a cell's four patterns, and a small network's
+correction over the classes and the mask (``Network``). Nothing else reads
+the weights; the file also records how they were fitted.
 
 >>> weights = load(EVALUATION_FILE)
 >>> len(weights.pattern_worth), len(weights.kind_bonus), weights.pattern_worth[0]
@@ -19,9 +21,11 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from service.engine import _core
 
@@ -50,6 +54,36 @@ CLASSES = tuple(" ".join(PATTERN_NAMES[p] for p in combination) for combination 
 # CLASSES.index("dead dead f2 f3").
 CLASS_OF = {combination: number for number, combination in enumerate(_COMBINATIONS)}
 NO_CORRECTION = (0,) * len(CLASSES)
+NET_HIDDEN = 16  # the network's hidden values (core/big/board.h's NET_HIDDEN)
+THREAT_MASKS = 1 << len(THREAT_BITS)
+
+
+@dataclass(frozen=True)
+class Network:
+    """The evaluation's network (core/big/evaluation.c states it): NET_HIDDEN
+    weights per class of combination for the side to move's cells
+    (``mover``, flat, class by class in CLASSES' order) and for the other
+    side's (``other``), and per threat mask (``mask``, mask by mask); a bias
+    and an output weight per hidden value, and the output bias. Hidden values
+    count in units of 2^-16, the output in the evaluation's. All 0 is no
+    network."""
+
+    mover: tuple[int, ...]
+    other: tuple[int, ...]
+    mask: tuple[int, ...]
+    bias: tuple[int, ...]
+    out: tuple[int, ...]
+    out_bias: int
+
+
+NO_NETWORK = Network(
+    (0,) * (len(CLASSES) * NET_HIDDEN),
+    (0,) * (len(CLASSES) * NET_HIDDEN),
+    (0,) * (THREAT_MASKS * NET_HIDDEN),
+    (0,) * NET_HIDDEN,
+    (0,) * NET_HIDDEN,
+    0,
+)
 
 
 @dataclass(frozen=True)
@@ -67,6 +101,7 @@ class Weights:
     threat_values: tuple[int, ...] = NO_THREAT_VALUES
     correction: tuple[int, ...] = NO_CORRECTION
     correction_other: tuple[int, ...] = NO_CORRECTION
+    network: Network = NO_NETWORK
 
 
 def load(path: Path) -> Weights:
@@ -101,11 +136,73 @@ def load(path: Path) -> Weights:
         }
         if unknown:
             raise ValueError(f"no such classes of combination: {sorted(unknown)}")
+        network = read_network(record["network"]) if "network" in record else NO_NETWORK
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"{path}: not an evaluation file ({error!r})") from error
     return Weights(
-        pattern, kind, tempo, pattern_other, kind_other, values, correction, correction_other
+        pattern,
+        kind,
+        tempo,
+        pattern_other,
+        kind_other,
+        values,
+        correction,
+        correction_other,
+        network,
     )
+
+
+def read_network(record: dict[str, Any]) -> Network:
+    """An evaluation file's network: its ``hidden`` width (NET_HIDDEN), the
+    rows of the classes (``mover``, ``other``: by class name) and of the
+    masks (``mask``: by number) that are not all 0, ``bias``, ``out`` and
+    ``out_bias``; ValueError (or KeyError, TypeError) names what is wrong."""
+    if record["hidden"] != NET_HIDDEN:
+        raise ValueError(f"the network's hidden width must be {NET_HIDDEN}")
+
+    def row(values: Any) -> tuple[int, ...]:
+        found = tuple(int(v) for v in values)
+        if len(found) != NET_HIDDEN:
+            raise ValueError(f"a row of the network has {NET_HIDDEN} weights, not {len(found)}")
+        return found
+
+    def rows(named: dict[str, Any], names: Sequence[str]) -> tuple[int, ...]:
+        unknown = set(named) - set(names)
+        if unknown:
+            raise ValueError(f"the network names no such rows: {sorted(unknown)[:5]}")
+        zero = (0,) * NET_HIDDEN
+        return tuple(v for name in names for v in (row(named[name]) if name in named else zero))
+
+    return Network(
+        rows(record["mover"], CLASSES),
+        rows(record["other"], CLASSES),
+        rows(record["mask"], [str(m) for m in range(THREAT_MASKS)]),
+        row(record["bias"]),
+        row(record["out"]),
+        int(record["out_bias"]),
+    )
+
+
+def network_record(network: Network) -> dict[str, Any]:
+    """``read_network()``'s record of a network (rows of 0 left out)."""
+
+    def rows(flat: tuple[int, ...], names: Sequence[str]) -> dict[str, list[int]]:
+        found = {}
+        for i, name in enumerate(names):
+            values = list(flat[i * NET_HIDDEN : (i + 1) * NET_HIDDEN])
+            if any(values):
+                found[name] = values
+        return found
+
+    return {
+        "hidden": NET_HIDDEN,
+        "bias": list(network.bias),
+        "out": list(network.out),
+        "out_bias": network.out_bias,
+        "mover": rows(network.mover, CLASSES),
+        "other": rows(network.other, CLASSES),
+        "mask": rows(network.mask, [str(m) for m in range(THREAT_MASKS)]),
+    }
 
 
 HEADER_FILE = Path(__file__).parents[1] / "brain" / "native" / "evaluation.h"
@@ -120,6 +217,12 @@ def header(weights: Weights) -> str:
         return "\n".join(
             "    " + ", ".join(str(v) for v in values[i : i + per_row]) + ","
             for i in range(0, len(values), per_row)
+        )
+
+    def nested(values: tuple[int, ...]) -> str:
+        return "\n".join(
+            "    {" + ", ".join(str(v) for v in values[i : i + NET_HIDDEN]) + "},"
+            for i in range(0, len(values), NET_HIDDEN)
         )
 
     def pair(first: tuple[int, ...], second: tuple[int, ...]) -> str:
@@ -137,6 +240,8 @@ def header(weights: Weights) -> str:
  * Threat masks: bit i set where the side has the i-th of
  * {", ".join(THREAT_BITS)}.
  * Corrections: one per class of combination, in the core's order (board.h).
+ * The network: a row per class (the mover's cells, the other side's) and
+ * per threat mask, the biases, the output weights and bias (evaluation.c).
  */
 #ifndef BRAIN_EVALUATION_H
 #define BRAIN_EVALUATION_H
@@ -159,6 +264,24 @@ static const int EVALUATION_CORRECTION[2][COMBINATION_CLASSES] = {{
 {rows(weights.correction_other, 16)}
     }},
 }};
+static const int EVALUATION_NETWORK_CELLS[2][COMBINATION_CLASSES][NET_HIDDEN] = {{
+    {{
+{nested(weights.network.mover)}
+    }},
+    {{
+{nested(weights.network.other)}
+    }},
+}};
+static const int EVALUATION_NETWORK_MASK[THREAT_MASKS][NET_HIDDEN] = {{
+{nested(weights.network.mask)}
+}};
+static const int EVALUATION_NETWORK_BIAS[NET_HIDDEN] = {{
+{rows(weights.network.bias, 16)}
+}};
+static const int EVALUATION_NETWORK_OUT[NET_HIDDEN] = {{
+{rows(weights.network.out, 16)}
+}};
+static const int EVALUATION_NETWORK_OUT_BIAS = {weights.network.out_bias};
 
 #endif
 """
@@ -182,3 +305,6 @@ def apply(weights: Weights, core: ModuleType = _core) -> None:
         core.set_evaluation(*base)
     if hasattr(core, "set_threat_values"):
         core.set_threat_values(weights.threat_values)
+    if hasattr(core, "set_network"):
+        n = weights.network
+        core.set_network(n.mover, n.other, n.mask, n.bias, n.out, n.out_bias)

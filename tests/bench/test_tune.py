@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 from service.engine import _core, evaluation
@@ -33,6 +34,20 @@ def random_game(rng: random.Random, size: int, stones: int) -> list[int]:
     return cells
 
 
+def random_network(rng: random.Random) -> evaluation.Network:
+    """A network of random weights within the core's limits (big weights,
+    so that every hidden value is sometimes positive and sometimes not)."""
+    classes, masks, h = len(evaluation.CLASSES), evaluation.THREAT_MASKS, evaluation.NET_HIDDEN
+    return evaluation.Network(
+        tuple(rng.randint(-3000, 3000) for _ in range(classes * h)),
+        tuple(rng.randint(-3000, 3000) for _ in range(classes * h)),
+        tuple(rng.randint(-30000, 30000) for _ in range(masks * h)),
+        tuple(rng.randint(-100_000, 100_000) for _ in range(h)),
+        tuple(rng.randint(-16384, 16384) for _ in range(h)),
+        rng.randint(-4000, 4000),
+    )
+
+
 @pytest.mark.parametrize("weights_seed", [None, 1, 2])
 def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
     tune: ModuleType, weights_seed: int | None
@@ -41,7 +56,8 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
     (set in the core for the test, then put back): the features dotted with
     the weights, plus the value of the position's threat mask, plus each
     class of combination's correction times the side to move's cells of that
-    class, less the other side's."""
+    class, less the other side's, plus the network's correction as
+    ``tune.network_value()`` computes it from the same counts."""
     in_force = evaluation.load(evaluation.EVALUATION_FILE)
     weights = in_force
     if weights_seed is not None:
@@ -57,12 +73,14 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
             tuple(rng.randint(-4000, 4000) for _ in range(1 << len(evaluation.THREAT_BITS))),
             tuple(rng.randint(-2000, 2000) for _ in evaluation.CLASSES),
             tuple(rng.randint(-2000, 2000) for _ in evaluation.CLASSES),
+            random_network(rng),
         )
     evaluation.apply(weights)
     try:
         rng = random.Random(7)
         checked = 0
         masks: set[int] = set()
+        networks: set[int] = set()
         for _ in range(60):
             size, exact = rng.choice([(15, False), (15, True), (20, False)])
             moves = random_game(rng, size, rng.randint(2, 14))
@@ -81,11 +99,14 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
                     *counts, weights.correction, weights.correction_other, strict=True
                 )
             )
-            assert linear + weights.threat_values[mask] + corrections == value
+            network = int(tune.network_value(weights.network, [counts[0]], [counts[1]], [mask])[0])
+            assert linear + weights.threat_values[mask] + corrections + network == value
             masks.add(mask)
+            networks.add(network)
             checked += 1
         assert checked >= 20
         assert len(masks) >= 5
+        assert len(networks) >= 10  # the network is in play, not 0 throughout
     finally:
         evaluation.apply(in_force)
 
@@ -110,12 +131,19 @@ def test_the_threat_masks_bits(tune: ModuleType) -> None:
 
 
 def test_taking_a_move_back_puts_the_threat_counts_back(tune: ModuleType) -> None:
-    """The kinds' counts behind the mask come back with big_undo(): the
-    evaluation after a move and its take-back is the one before, with every
-    mask worth a different value."""
+    """The kinds' counts behind the mask, and the network's sums, come back
+    with big_undo(): the evaluation after a move and its take-back is the
+    one before, with every mask worth a different value and a random
+    network."""
     in_force = evaluation.load(evaluation.EVALUATION_FILE)
     masks = len(in_force.threat_values)
-    evaluation.apply(replace(in_force, threat_values=tuple(range(-masks, masks, 2))))
+    evaluation.apply(
+        replace(
+            in_force,
+            threat_values=tuple(range(-masks, masks, 2)),
+            network=random_network(random.Random(4)),
+        )
+    )
     try:
         rng = random.Random(5)
         for _ in range(30):
@@ -244,6 +272,37 @@ def test_an_evaluation_file_is_checked(tmp_path: Path) -> None:
     del record["combination_correction"]
     path.write_text(json.dumps(record))
     assert evaluation.load(path).correction == evaluation.NO_CORRECTION
+    # The network: rows by class name and by mask number, 16 weights each; a
+    # row not named is 0, a file without one has none.
+    row = list(range(-8, 8))
+    network = {
+        "hidden": 16,
+        "mover": {"dead b2 f3 f3": row},
+        "other": {},
+        "mask": {"5": row},
+        "bias": [1] * 16,
+        "out": [2] * 16,
+        "out_bias": 3,
+    }
+    path.write_text(json.dumps({**record, "network": network}))
+    read = evaluation.load(path).network
+    at = evaluation.CLASSES.index("dead b2 f3 f3") * 16
+    assert read.mover[at : at + 16] == tuple(row) and sum(map(abs, read.mover)) == 64
+    assert read.mask[5 * 16 : 6 * 16] == tuple(row) and not any(read.other)
+    assert (read.bias, read.out, read.out_bias) == ((1,) * 16, (2,) * 16, 3)
+    assert evaluation.read_network(evaluation.network_record(read)) == read
+    for wrong in (
+        {**network, "hidden": 8},
+        {**network, "mover": {"f3 f3 b2 dead": row}},
+        {**network, "mask": {"512": row}},
+        {**network, "other": {"dead b2 f3 f3": row[:-1]}},
+        {**network, "out": [2] * 15},
+        {key: value for key, value in network.items() if key != "bias"},
+    ):
+        refused(path, {**record, "network": wrong})
+    record.pop("network", None)
+    path.write_text(json.dumps(record))
+    assert evaluation.load(path).network == evaluation.NO_NETWORK
 
 
 def test_a_core_older_than_the_corrections_gets_the_rest() -> None:
@@ -290,6 +349,74 @@ def test_corrections_out_of_range_are_refused(correction: list[int], message: st
         _core.set_evaluation([0] * 10, [0] * 9, [0] * 10, [0] * 9, 0, [0] * 715, correction)
     assert _core.big_board(15, 15, 5, False, moves)[2] == before
     assert evaluation.load(evaluation.EVALUATION_FILE) == in_force
+
+
+@pytest.mark.parametrize(
+    ("part", "value", "message"),
+    [
+        (0, 32768, "within"),
+        (2, -32768, "within"),
+        (3, 1 << 21, "within"),
+        (4, 16385, "within"),
+        (5, 4001, "within"),
+        (0, None, "must have 11440 items"),
+    ],
+)
+def test_a_network_out_of_range_is_refused(part: int, value: int | None, message: str) -> None:
+    """Refused whole: the network in force stays."""
+    in_force = evaluation.load(evaluation.EVALUATION_FILE).network
+    moves = [112, 113, 97, 98, 127]
+    before = _core.big_board(15, 15, 5, False, moves)[2]
+    args: list[object] = [
+        list(in_force.mover),
+        list(in_force.other),
+        list(in_force.mask),
+        list(in_force.bias),
+        list(in_force.out),
+        in_force.out_bias,
+    ]
+    if part == 5:
+        args[5] = value
+    else:
+        weights = args[part]
+        assert isinstance(weights, list)
+        if value is None:
+            weights.pop()
+        else:
+            weights[-1] = value
+    with pytest.raises(ValueError, match=message):
+        _core.set_network(*args)  # type: ignore[arg-type]
+    assert _core.big_board(15, 15, 5, False, moves)[2] == before
+
+
+def test_the_network_fit_learns_what_a_network_made(tune: ModuleType) -> None:
+    """Targets made by a known network over a base evaluation, on random
+    counts: the fit's held-out loss falls well below the base's, towards the
+    targets' own entropy (a broken gradient, or weights lost in the rounding
+    to the core's integers, would leave it where it was)."""
+    rng = np.random.default_rng(5)
+    n, classes, h = 3000, len(tune.CLASSES), tune.NET_HIDDEN
+    common = rng.choice(classes, 40, replace=False)
+    mover = np.zeros((n, classes), dtype=np.int16)
+    other = np.zeros((n, classes), dtype=np.int16)
+    mover[:, common] = rng.integers(0, 6, (n, 40))
+    other[:, common] = rng.integers(0, 6, (n, 40))
+    mask = rng.integers(0, 4, n)
+    scale = 1000.0
+    base = rng.normal(0, 300, n)
+    made = tune.Network(
+        tuple(int(v) for v in rng.integers(-3000, 3000, classes * h)),
+        tuple(int(v) for v in rng.integers(-3000, 3000, classes * h)),
+        (0,) * (tune.THREAT_MASKS * h),
+        (0,) * h,
+        tuple(int(v) for v in rng.integers(-300, 300, h)),
+        0,
+    )
+    z = (base + tune.network_value(made, mover, other, mask)) / scale
+    samples = tune.NetworkSamples(mover, other, mask, base, 1 / (1 + np.exp(-z)))
+    fit = tune.fit_network(samples, scale, seed=1)
+    floor = float(np.mean(-(samples.target * z - np.log1p(np.exp(z)))))
+    assert fit.before - fit.after > 0.5 * (fit.before - floor), (fit.before, fit.after, floor)
 
 
 def test_the_combination_fit_recovers_known_corrections(tune: ModuleType) -> None:

@@ -289,6 +289,9 @@ def test_the_evaluation_weights_are_the_python_sides() -> None:
         2, *weights.kind_bonus, *weights.kind_bonus_other,
         weights.tempo, *weights.threat_values,
         2, *weights.correction, *weights.correction_other,
+        2, *weights.network.mover, *weights.network.other,
+        *weights.network.mask, *weights.network.bias, *weights.network.out,
+        weights.network.out_bias,
     ]  # fmt: skip
     assert len(weights.correction) == len(CLASSES) == 715
 

@@ -22,7 +22,9 @@ main(void)
     big_search_init();
     if (big_set_evaluation(EVALUATION_PATTERN_WORTH, EVALUATION_KIND_BONUS, EVALUATION_TEMPO,
                            EVALUATION_CORRECTION) < 0 ||
-        big_set_threat_values(EVALUATION_THREAT_VALUES) < 0) {
+        big_set_threat_values(EVALUATION_THREAT_VALUES) < 0 ||
+        big_set_network(EVALUATION_NETWORK_CELLS, EVALUATION_NETWORK_MASK, EVALUATION_NETWORK_BIAS,
+                        EVALUATION_NETWORK_OUT, EVALUATION_NETWORK_OUT_BIAS) < 0) {
         return 1;
     }
     /* A manager reads every line on standard output as an answer but MESSAGE

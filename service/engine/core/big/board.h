@@ -144,11 +144,15 @@ typedef struct {
  * first use of a (k, rule) builds its patterns. */
 int big_shape_init(BigShape *sh, int rows, int cols, int k, int rule);
 
+/* The evaluation's network (evaluation.c): its hidden width. */
+#define NET_HIDDEN 16
+
 /* The running sums and the sets of cells (see above), kept as one block. */
 #define BIG_SUMS                                                                                   \
     int32_t worth_sum[2]; /* as the side to move's cells */                                      \
     int32_t other_sum[2]; /* as the other side's */                                                \
     int16_t kinds[2][KINDS]; /* each side's empty cells of each kind */                           \
+    int32_t net[2][2][NET_HIDDEN]; /* [side][its cells as the mover's, as the other's] */         \
     Cells five[2], flex4[2], four[2], three[2];
 typedef struct {
     BIG_SUMS
@@ -208,6 +212,7 @@ typedef struct {
     int16_t worth_other; /* to the side not to move */
     uint8_t kind;
     uint8_t sets;
+    uint16_t cls; /* its class (COMBINATION_CLASSES): the network's row */
 } Combination;
 #define COMBINATIONS (PATTERNS * PATTERNS * PATTERNS * PATTERNS)
 extern Combination combinations[COMBINATIONS];
@@ -299,6 +304,26 @@ int big_set_evaluation(const int pattern_worth[2][PATTERNS], const int kind_bonu
  * before any board is made, with the GIL held. */
 #define THREAT_VALUE_LIMIT 4000
 int big_set_threat_values(const int values[THREAT_MASKS]);
+
+/* The evaluation's network (evaluation.c says what it computes): a row of
+ * NET_HIDDEN weights per class of combination for the side to move's cells
+ * ([0]) and for the other side's ([1]), and per threat mask, each weight
+ * within +-NET_WEIGHT_LIMIT; a bias per hidden value within
+ * +-NET_BIAS_LIMIT; an output weight per hidden value within
+ * +-NET_OUT_LIMIT and an output bias within +-THREAT_VALUE_LIMIT. Hidden
+ * values count in units of 2^-16 (NET_SHIFT); all 0 (as before any call) is
+ * no network. -1 if a weight is out of range. As big_set_evaluation(): only
+ * before any board is made, with the GIL held. */
+#define NET_WEIGHT_LIMIT 32767
+#define NET_BIAS_LIMIT (1 << 20)
+#define NET_OUT_LIMIT 16384
+#define NET_SHIFT 16
+int big_set_network(const int cells[2][COMBINATION_CLASSES][NET_HIDDEN],
+                    const int mask[THREAT_MASKS][NET_HIDDEN], const int bias[NET_HIDDEN],
+                    const int out[NET_HIDDEN], int out_bias);
+/* The network's rows of the cells' classes, as big_set_network() took them
+ * (board.c keeps each side's sums of them as the board plays). */
+extern int16_t big_net_cells[2][COMBINATION_CLASSES][NET_HIDDEN];
 
 /* The position's key in the shared table (its entries are ENTRY_BIG, apart
  * from the small boards'); the top bit keeps the first word from 0, an empty

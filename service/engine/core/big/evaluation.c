@@ -14,6 +14,17 @@
  * over cells cannot make, as "an open three of the other side with no four
  * to answer it" is worth far less to the side to move than its cells say).
  * search.c squashes it into an estimate strictly between -0.9 and 0.9.
+ *
+ * On top of that sum, a network's correction (big_set_network(); none until
+ * it is set): a hidden layer of NET_HIDDEN values, each the sum over the
+ * empty cells of its weight for the cell's class of combination (the side
+ * to move's cells with the mover's row, the other side's with the other's),
+ * plus its weight for the position's threat mask and its bias; the
+ * correction is the sum of the positive hidden values times their output
+ * weights, plus the output bias. What the linear sum cannot say (how the
+ * cells' worths combine: two sides' development at once, say) it can. The
+ * cells' sums are kept as the board plays (board.c), so an evaluation
+ * costs NET_HIDDEN multiplications.
  */
 #include "board.h"
 
@@ -33,6 +44,12 @@ static int16_t KIND_BONUS[2][KINDS] = {
 static int TEMPO = 25;
 static int16_t THREAT_VALUE[THREAT_MASKS]; /* 0 until big_set_threat_values() */
 static int16_t CORRECTION[2][COMBINATION_CLASSES];
+/* (A row is 32 bytes: aligned so that none straddles two cache lines.) */
+int16_t big_net_cells[2][COMBINATION_CLASSES][NET_HIDDEN] __attribute__((aligned(64)));
+static int16_t NET_MASK[THREAT_MASKS][NET_HIDDEN];
+static int32_t NET_BIAS[NET_HIDDEN];
+static int32_t NET_OUT[NET_HIDDEN];
+static int NET_OUT_BIAS;
 
 Combination combinations[COMBINATIONS];
 static int combinations_ready;
@@ -106,6 +123,7 @@ fill_combinations(void)
         }
         combinations[index].kind = (uint8_t)kind;
         int class = combination_class(index);
+        combinations[index].cls = (uint16_t)class;
         combinations[index].worth = (int16_t)(worth + KIND_BONUS[0][kind] + CORRECTION[0][class]);
         combinations[index].worth_other =
             (int16_t)(worth_other + KIND_BONUS[1][kind] + CORRECTION[1][class]);
@@ -177,6 +195,43 @@ big_set_threat_values(const int values[THREAT_MASKS])
     return 0;
 }
 
+int
+big_set_network(const int cells[2][COMBINATION_CLASSES][NET_HIDDEN],
+                const int mask[THREAT_MASKS][NET_HIDDEN], const int bias[NET_HIDDEN],
+                const int out[NET_HIDDEN], int out_bias)
+{
+    for (int side = 0; side < 2; side++) {
+        for (int c = 0; c < COMBINATION_CLASSES; c++) {
+            if (!within(cells[side][c], NET_HIDDEN, NET_WEIGHT_LIMIT)) {
+                return -1;
+            }
+        }
+    }
+    for (int m = 0; m < THREAT_MASKS; m++) {
+        if (!within(mask[m], NET_HIDDEN, NET_WEIGHT_LIMIT)) {
+            return -1;
+        }
+    }
+    if (!within(bias, NET_HIDDEN, NET_BIAS_LIMIT) || !within(out, NET_HIDDEN, NET_OUT_LIMIT) ||
+        !within(&out_bias, 1, THREAT_VALUE_LIMIT)) {
+        return -1;
+    }
+    for (int h = 0; h < NET_HIDDEN; h++) {
+        for (int side = 0; side < 2; side++) {
+            for (int c = 0; c < COMBINATION_CLASSES; c++) {
+                big_net_cells[side][c][h] = (int16_t)cells[side][c][h];
+            }
+        }
+        for (int m = 0; m < THREAT_MASKS; m++) {
+            NET_MASK[m][h] = (int16_t)mask[m][h];
+        }
+        NET_BIAS[h] = bias[h];
+        NET_OUT[h] = out[h];
+    }
+    NET_OUT_BIAS = out_bias;
+    return 0;
+}
+
 void
 big_combinations_init(void)
 {
@@ -185,9 +240,24 @@ big_combinations_init(void)
     }
 }
 
+/* The network's correction (see above) for the side to move, ``mask`` the
+ * position's threat mask. */
+static inline int
+network_value(const BigBoard *b, int mask)
+{
+    const int32_t *mover = b->net[b->side][0], *other = b->net[!b->side][1];
+    int64_t out = 0;
+    for (int h = 0; h < NET_HIDDEN; h++) {
+        int32_t hidden = mover[h] + other[h] + NET_MASK[mask][h] + NET_BIAS[h];
+        out += (int64_t)(hidden > 0 ? hidden : 0) * NET_OUT[h];
+    }
+    return (int)(out >> NET_SHIFT) + NET_OUT_BIAS;
+}
+
 int
 big_evaluate(const BigBoard *b)
 {
-    int me = b->side;
-    return b->worth_sum[me] - b->other_sum[!me] + TEMPO + THREAT_VALUE[big_threat_mask(b)];
+    int me = b->side, mask = big_threat_mask(b);
+    return b->worth_sum[me] - b->other_sum[!me] + TEMPO + THREAT_VALUE[mask] +
+           network_value(b, mask);
 }

@@ -132,6 +132,7 @@ PyObject *core_renju_first_forbidden(PyObject *module, PyObject *args);
 PyObject *core_renju_forbidden(PyObject *module, PyObject *args);
 PyObject *core_set_evaluation(PyObject *module, PyObject *args);
 PyObject *core_set_threat_values(PyObject *module, PyObject *args);
+PyObject *core_set_network(PyObject *module, PyObject *args);
 PyObject *core_run_brain(PyObject *module, PyObject *args);
 
 #endif
