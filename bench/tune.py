@@ -800,12 +800,18 @@ def classes_of(board: tuple[Any, ...], me: int) -> tuple[list[int], list[int]] |
     cells, sets = board[0], board[1]
     if not quiet(sets):
         return None
+    return counts_by_class(cells, me)
+
+
+def counts_by_class(cells: Sequence[Any], me: int) -> tuple[list[int], list[int]]:
+    """How many empty cells of each class of combination (CLASSES' order)
+    the side to move (``me``: 0 for X) has, and the other side, from
+    ``_core.big_board()``'s cells."""
     counts = [[0] * len(CLASSES) for _ in range(2)]
     for cell in cells:
-        if isinstance(cell, int):
-            continue
-        for side in (0, 1):
-            counts[side][CLASS_OF[tuple(sorted(cell[side]))]] += 1
+        if not isinstance(cell, int):
+            for side in (0, 1):
+                counts[side][CLASS_OF[tuple(sorted(cell[side]))]] += 1
     return counts[me], counts[1 - me]
 
 
@@ -993,19 +999,15 @@ def network_samples(labels_files: Sequence[Path], label_scale: float) -> Network
             mask = mask_of(cells, me)
             if mask is None:
                 continue
-            counts = np.zeros((2, len(CLASSES)), dtype=np.int16)
-            for cell in cells:
-                if not isinstance(cell, int):
-                    for side in (0, 1):
-                        counts[side, CLASS_OF[tuple(sorted(cell[side]))]] += 1
-            mover.append(counts[me])
-            other.append(counts[1 - me])
+            mine, theirs = counts_by_class(cells, me)
+            mover.append(mine)
+            other.append(theirs)
             masks.append(mask)
             evaluations.append(value)
             ys.append(label_target(position["value"], label_scale))
     return NetworkSamples(
-        np.array(mover),
-        np.array(other),
+        np.array(mover, dtype=np.int16),
+        np.array(other, dtype=np.int16),
         np.array(masks),
         np.array(evaluations, dtype=float),
         np.array(ys, dtype=float),
