@@ -117,6 +117,7 @@ from service.engine.evaluation import (
     HEADER_FILE,
     KIND_NAMES,
     NET_HIDDEN,
+    NET_SHIFT,
     NO_CORRECTION,
     NO_NETWORK,
     NO_THREAT_VALUES,
@@ -151,8 +152,8 @@ CORRECTION_LIMIT = 2000  # the core's EVALUATION_WEIGHT_LIMIT
 # --network: passes over the positions, the mini-batch, Adam's step (shrunk
 # by NETWORK_DECAY each pass), the pull of every weight towards 0 (in the
 # gradient, per weight), the inputs' scale (a class's count / NETWORK_INPUT)
-# and the first weights' spread. The core's hidden values count in units of
-# 2^-NETWORK_SHIFT.
+# and the first weights' spread. (The core's hidden values count in units of
+# 2^-NET_SHIFT.)
 NETWORK_EPOCHS = 80
 NETWORK_BATCH = 256
 NETWORK_RATE = 3e-3
@@ -160,7 +161,6 @@ NETWORK_DECAY = 0.96
 NETWORK_L2 = 1e-3
 NETWORK_INPUT = 16
 NETWORK_SPREAD = 0.05
-NETWORK_SHIFT = 16
 
 
 def quiet(sets: Sequence[Any]) -> bool:
@@ -449,7 +449,7 @@ def fit_threats(samples: Sequence[ThreatSample], scale: float) -> list[int]:
     by_mask: dict[int, list[tuple[int, float]]] = {}
     for _, linear, mask, outcome in samples:
         by_mask.setdefault(mask, []).append((linear, outcome))
-    values = [0] * (1 << len(THREAT_BITS))
+    values = [0] * THREAT_MASKS
     for mask, rows in by_mask.items():
         value = 0.0
         for _ in range(30):
@@ -1028,7 +1028,7 @@ def network_value(
         + np.array(network.bias, dtype=np.int64)
     )
     out = np.maximum(hidden, 0) @ np.array(network.out, dtype=np.int64)
-    return np.asarray((out >> NETWORK_SHIFT) + network.out_bias)
+    return np.asarray((out >> NET_SHIFT) + network.out_bias)
 
 
 def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
@@ -1124,7 +1124,7 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
         if loss < best[0]:
             best = (loss, epoch, [p.copy() for p in params], float(b2))
     _, epoch, (a, b, mk, b1, w2), b2 = best
-    unit = 1 << NETWORK_SHIFT
+    unit = 1 << NET_SHIFT
 
     def rounded(values: np.ndarray) -> tuple[int, ...]:
         return tuple(int(v) for v in np.round(values).astype(np.int64).ravel())

@@ -45,7 +45,8 @@ THREAT_BITS = (
     "their_f3f3",
     "their_f3",
 )
-NO_THREAT_VALUES = (0,) * (1 << len(THREAT_BITS))
+THREAT_MASKS = 1 << len(THREAT_BITS)
+NO_THREAT_VALUES = (0,) * THREAT_MASKS
 # The classes of a cell's four patterns (a multiset each), in the core's
 # order (core/big/board.h): "dead dead f2 f3" and so on.
 _COMBINATIONS = tuple(itertools.combinations_with_replacement(range(len(PATTERN_NAMES)), 4))
@@ -55,7 +56,9 @@ CLASSES = tuple(" ".join(PATTERN_NAMES[p] for p in combination) for combination 
 CLASS_OF = {combination: number for number, combination in enumerate(_COMBINATIONS)}
 NO_CORRECTION = (0,) * len(CLASSES)
 NET_HIDDEN = 16  # the network's hidden values (core/big/board.h's NET_HIDDEN)
-THREAT_MASKS = 1 << len(THREAT_BITS)
+NET_SHIFT = 16  # its hidden values count in units of 2^-NET_SHIFT (board.h's NET_SHIFT)
+# The names of the masks' rows in an evaluation file: their numbers.
+MASK_NAMES = tuple(str(mask) for mask in range(THREAT_MASKS))
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ class Network:
     (``mover``, flat, class by class in CLASSES' order) and for the other
     side's (``other``), and per threat mask (``mask``, mask by mask); a bias
     and an output weight per hidden value, and the output bias. Hidden values
-    count in units of 2^-16, the output in the evaluation's. All 0 is no
+    count in units of 2^-NET_SHIFT, the output in the evaluation's. All 0 is no
     network."""
 
     mover: tuple[int, ...]
@@ -176,7 +179,7 @@ def read_network(record: dict[str, Any]) -> Network:
     return Network(
         rows(record["mover"], CLASSES),
         rows(record["other"], CLASSES),
-        rows(record["mask"], [str(m) for m in range(THREAT_MASKS)]),
+        rows(record["mask"], MASK_NAMES),
         row(record["bias"]),
         row(record["out"]),
         int(record["out_bias"]),
@@ -201,7 +204,7 @@ def network_record(network: Network) -> dict[str, Any]:
         "out_bias": network.out_bias,
         "mover": rows(network.mover, CLASSES),
         "other": rows(network.other, CLASSES),
-        "mask": rows(network.mask, [str(m) for m in range(THREAT_MASKS)]),
+        "mask": rows(network.mask, MASK_NAMES),
     }
 
 
