@@ -161,6 +161,15 @@ NETWORK_DECAY = 0.96
 NETWORK_L2 = 1e-3
 NETWORK_INPUT = 16
 NETWORK_SPREAD = 0.05
+# The core's bounds (core/big/board.h), to which a fitted weight beyond them
+# is clipped: the cells' and the masks' weights (NET_WEIGHT_LIMIT), the
+# biases (NET_BIAS_LIMIT), the output weights (NET_OUT_LIMIT) and the output
+# bias (THREAT_VALUE_LIMIT). A file the core refuses would stop the service
+# at import.
+NETWORK_WEIGHT_LIMIT = 32767
+NETWORK_BIAS_LIMIT = 1 << 20
+NETWORK_OUT_LIMIT = 16384
+NETWORK_OUT_BIAS_LIMIT = 4000
 
 
 def quiet(sets: Sequence[Any]) -> bool:
@@ -1126,16 +1135,17 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
     _, epoch, (a, b, mk, b1, w2), b2 = best
     unit = 1 << NET_SHIFT
 
-    def rounded(values: np.ndarray) -> tuple[int, ...]:
-        return tuple(int(v) for v in np.round(values).astype(np.int64).ravel())
+    def rounded(values: np.ndarray, limit: int) -> tuple[int, ...]:
+        clipped = np.clip(np.round(values), -limit, limit)
+        return tuple(int(v) for v in clipped.astype(np.int64).ravel())
 
     network = Network(
-        rounded(a / NETWORK_INPUT * unit),
-        rounded(b / NETWORK_INPUT * unit),
-        rounded(mk * unit),
-        rounded(b1 * unit),
-        rounded(w2 * scale),
-        round(b2 * scale),
+        rounded(a / NETWORK_INPUT * unit, NETWORK_WEIGHT_LIMIT),
+        rounded(b / NETWORK_INPUT * unit, NETWORK_WEIGHT_LIMIT),
+        rounded(mk * unit, NETWORK_WEIGHT_LIMIT),
+        rounded(b1 * unit, NETWORK_BIAS_LIMIT),
+        rounded(w2 * scale, NETWORK_OUT_LIMIT),
+        int(rounded(np.array([b2 * scale]), NETWORK_OUT_BIAS_LIMIT)[0]),
     )
     value = network_value(network, samples.mover[hold], samples.other[hold], mask[hold])
     return NetworkFit(

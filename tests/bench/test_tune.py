@@ -419,6 +419,26 @@ def test_the_network_fit_learns_what_a_network_made(tune: ModuleType) -> None:
     assert fit.before - fit.after > 0.5 * (fit.before - floor), (fit.before, fit.after, floor)
 
 
+def test_the_network_fit_keeps_to_the_cores_bounds(tune: ModuleType) -> None:
+    """Targets that the threat mask alone decides, all or nothing: the fit
+    pushes the masks' weights past what the core takes; they are clipped to
+    its bounds, and the core takes the network (a file it refused would stop
+    the service at import)."""
+    rng = np.random.default_rng(2)
+    n, classes = 3000, len(tune.CLASSES)
+    counts = np.zeros((n, classes), dtype=np.int16)
+    counts[:, :40] = rng.integers(0, 6, (n, 40))  # for the hidden values to start alive
+    mask = rng.integers(0, 2, n)
+    samples = tune.NetworkSamples(counts, counts, mask, np.zeros(n), mask.astype(float))
+    network = tune.fit_network(samples, 1000.0, seed=1).network
+    assert max(abs(v) for v in network.mask) == tune.NETWORK_WEIGHT_LIMIT
+    in_force = evaluation.load(evaluation.EVALUATION_FILE)
+    try:
+        evaluation.apply(replace(in_force, network=network))
+    finally:
+        evaluation.apply(in_force)
+
+
 def test_the_combination_fit_recovers_known_corrections(tune: ModuleType) -> None:
     """Targets made from known corrections of a few common classes over a
     base evaluation: the fit finds them (up to the ridge) and leaves the
