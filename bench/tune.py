@@ -1145,7 +1145,7 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
         rounded(mk * unit, NETWORK_WEIGHT_LIMIT),
         rounded(b1 * unit, NETWORK_BIAS_LIMIT),
         rounded(w2 * scale, NETWORK_OUT_LIMIT),
-        int(rounded(np.array([b2 * scale]), NETWORK_OUT_BIAS_LIMIT)[0]),
+        max(-NETWORK_OUT_BIAS_LIMIT, min(NETWORK_OUT_BIAS_LIMIT, round(b2 * scale))),
     )
     value = network_value(network, samples.mover[hold], samples.other[hold], mask[hold])
     return NetworkFit(
