@@ -7,7 +7,11 @@ what a change to the search costs or saves, before a match decides
 
 BASE and CHANGED are checkouts (or worktrees) with their core built in place
 (``service/engine/_core*.so``), or paths of the built cores themselves. Both
-get the weights of this checkout's ``evaluation.json``. The positions are the
+get the weights of this checkout's ``evaluation.json``, so that a change to
+the search is compared at the same weights; with ``--own-weights`` a
+checkout's build gets its own checkout's, read by its own
+``service/engine/evaluation.py`` (for a change to the evaluation, whose file
+this checkout's core may refuse). The positions are the
 first ``--positions`` openings of ``bench/openings/balanced.txt``, each played
 on by BASE at depth 2, one move at a time while it has fewer than
 ``--stones`` stones, and taken at the last position before either side sees
@@ -42,17 +46,30 @@ SIZE = 15
 TABLE_BYTES = 64 << 20
 
 
-def load_core(where: Path) -> ModuleType:
+def load_module(name: str, path: Path, missing: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise SystemExit(f"{path}: {missing}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # (a dataclass looks its module up there)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_core(where: Path, own_weights: bool = False) -> ModuleType:
     """The core at ``where`` (a checkout with its core built in place, or the
-    library), with this checkout's evaluation weights."""
+    library), with this checkout's evaluation weights, or with
+    ``own_weights`` and a checkout, that checkout's."""
+    loader: Any = evaluation
+    weights = evaluation.EVALUATION_FILE
     if where.is_dir():
-        where = where / "service" / "engine" / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
-    spec = importlib.util.spec_from_file_location("_core", where)
-    if spec is None or spec.loader is None or not where.is_file():
-        raise SystemExit(f"{where}: no built core there")
-    core = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(core)
-    evaluation.apply(evaluation.load(evaluation.EVALUATION_FILE), core)
+        engine = where / "service" / "engine"
+        if own_weights:
+            loader = load_module(f"evaluation_{id(where)}", engine / "evaluation.py", "not there")
+            weights = engine / "evaluation.json"
+        where = engine / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
+    core = load_module("_core", where, "no built core there")
+    loader.apply(loader.load(weights), core)
     return core
 
 
@@ -102,8 +119,13 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=16)
     parser.add_argument("--stones", type=int, default=20)
     parser.add_argument("--depth", type=int, default=10)
+    parser.add_argument(
+        "--own-weights",
+        action="store_true",
+        help="each checkout's build with its own evaluation.json (default: this checkout's)",
+    )
     args = parser.parse_args()
-    cores = [load_core(args.base), load_core(args.changed)]
+    cores = [load_core(path, args.own_weights) for path in (args.base, args.changed)]
     totals = [[0, 0.0], [0, 0.0]]
     agree = 0
     boards = positions(cores[0], args.positions, args.stones)

@@ -3,6 +3,8 @@ build twice searches the same trees, so the two columns must agree."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,3 +39,40 @@ def test_a_build_that_is_not_there_is_named(tmp_path: Path) -> None:
     done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and f"{tmp_path}/service/engine/_core" in done.stderr
     assert "no built core there" in done.stderr
+
+
+def test_own_weights_give_a_checkout_its_own_evaluation(tmp_path: Path) -> None:
+    """With --own-weights a checkout's build evaluates with its own
+    evaluation.json, read by its own evaluation.py; without, with this
+    checkout's (the same build twice then searches the same trees)."""
+    engine = Path(_core.__file__).parent
+    copy = tmp_path / "service" / "engine"
+    copy.mkdir(parents=True)
+    shutil.copy(
+        _core.__file__, copy / Path(_core.__file__).name
+    )  # (a link would load as one library)
+    shutil.copy(engine / "evaluation.py", copy / "evaluation.py")
+    record = json.loads((engine / "evaluation.json").read_text())
+    network = record["network"]
+    network["out_bias"] = -3000 if network["out_bias"] >= 0 else 3000  # within the core's bound
+    (copy / "evaluation.json").write_text(json.dumps(record))
+
+    def values(*flags: str) -> list[tuple[str, str]]:
+        command = [sys.executable, str(BENCH / "depth_nodes.py"), str(_core.__file__)]
+        out = subprocess.run(
+            [*command, str(tmp_path), "--positions", "2", "--depth", "2", *flags],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        ).stdout
+        rows = [line for line in out.splitlines() if "|" in line and not line.startswith("depth")]
+        assert len(rows) == 2
+        pairs = [row.split(":", 1)[1].split("|") for row in rows]
+        return [
+            (base.split("best")[1].strip(), changed.split("best")[1].strip())
+            for base, changed in pairs
+        ]
+
+    assert all(base == changed for base, changed in values())
+    assert any(base != changed for base, changed in values("--own-weights"))
