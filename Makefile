@@ -299,12 +299,13 @@ tune: $(DEV_STAMP)
 # committed set): refit with LABELS=that file.
 LABELS ?= bench/labels/rapfi-20k.jsonl.gz
 HORIZON_LABELS ?= bench/labels/rapfi-20k-horizon.jsonl.gz
+MORE_LABELS ?= bench/labels/rapfi-20k-horizon2.jsonl.gz
 NEW_LABELS := bench/results/labels.jsonl.gz
 tune-labels: $(DEV_STAMP)
 	$(PY) bench/tune.py $(LABELS) --labels
 	$(PY) bench/tune.py --threats $(HORIZON_LABELS) --labels --seed 5
 	$(PY) bench/tune.py --combinations $(LABELS) --labels
-	$(PY) bench/tune.py --network $(LABELS) $(HORIZON_LABELS) --labels --seed 2
+	$(PY) bench/tune.py --network $(LABELS) $(HORIZON_LABELS) $(MORE_LABELS) --labels --seed 2
 
 label: $(DEV_STAMP)
 	@test -n "$(REFERENCE)" -a -n "$(LABEL_GAMES)" || { echo "make label REFERENCE=/path/to/brain LABEL_GAMES='games.jsonl ...'"; exit 2; }

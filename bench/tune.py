@@ -117,6 +117,8 @@ from service.engine.evaluation import (
     HEADER_FILE,
     KIND_NAMES,
     NET_HIDDEN,
+    NET_INPUT_LIMIT,
+    NET_LINEAR_SHIFT,
     NET_SHIFT,
     NO_CORRECTION,
     NO_NETWORK,
@@ -163,13 +165,14 @@ NETWORK_INPUT = 16
 NETWORK_SPREAD = 0.05
 # The core's bounds (core/big/board.h), to which a fitted weight beyond them
 # is clipped: the cells' and the masks' weights (NET_WEIGHT_LIMIT), the
-# biases (NET_BIAS_LIMIT), the output weights (NET_OUT_LIMIT) and the output
-# bias (THREAT_VALUE_LIMIT). A file the core refuses would stop the service
-# at import.
+# biases (NET_BIAS_LIMIT), the output weights (NET_OUT_LIMIT), the output
+# bias (THREAT_VALUE_LIMIT) and the linear sum's weights (NET_LINEAR_LIMIT).
+# A file the core refuses would stop the service at import.
 NETWORK_WEIGHT_LIMIT = 32767
 NETWORK_BIAS_LIMIT = 1 << 20
 NETWORK_OUT_LIMIT = 16384
 NETWORK_OUT_BIAS_LIMIT = 4000
+NETWORK_LINEAR_LIMIT = 1 << 20
 
 
 def quiet(sets: Sequence[Any]) -> bool:
@@ -1024,17 +1027,24 @@ def network_samples(labels_files: Sequence[Path], label_scale: float) -> Network
 
 
 def network_value(
-    network: Network, mover: np.ndarray, other: np.ndarray, mask: np.ndarray
+    network: Network,
+    mover: np.ndarray,
+    other: np.ndarray,
+    mask: np.ndarray,
+    linear: np.ndarray,
 ) -> np.ndarray:
     """The core's network correction (core/big/evaluation.c's
     network_value(), in its integers) of positions given by their counts of
-    cells per class (rows of ``mover`` and ``other``) and threat masks."""
+    cells per class (rows of ``mover`` and ``other``), threat masks and the
+    linear sum's values (the evaluation without the network)."""
     h = NET_HIDDEN
+    clamped = np.clip(np.asarray(linear, dtype=np.int64), -NET_INPUT_LIMIT, NET_INPUT_LIMIT)
     hidden = (
         np.asarray(mover, dtype=np.int64) @ np.array(network.mover, dtype=np.int64).reshape(-1, h)
         + np.asarray(other, dtype=np.int64) @ np.array(network.other, dtype=np.int64).reshape(-1, h)
         + np.array(network.mask, dtype=np.int64).reshape(-1, h)[np.asarray(mask)]
         + np.array(network.bias, dtype=np.int64)
+        + ((clamped[:, None] * np.array(network.linear, dtype=np.int64)) >> NET_LINEAR_SHIFT)
     )
     out = np.maximum(hidden, 0) @ np.array(network.out, dtype=np.int64)
     return np.asarray((out >> NET_SHIFT) + network.out_bias)
@@ -1069,6 +1079,7 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
     cm = samples.mover.astype(np.float32) / NETWORK_INPUT
     ct = samples.other.astype(np.float32) / NETWORK_INPUT
     mask, e0, y = samples.mask, samples.evaluation, samples.target
+    x = (np.clip(e0, -NET_INPUT_LIMIT, NET_INPUT_LIMIT) / scale).astype(np.float32)
     n = len(y)
     order = rng.permutation(n)
     hold, fit = order[: n // 5], order[n // 5 :]
@@ -1078,8 +1089,9 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
     mk = np.zeros((THREAT_MASKS, h), np.float32)
     b1 = np.zeros(h, np.float32)
     w2 = rng.normal(0, NETWORK_SPREAD, h).astype(np.float32)
+    le = np.zeros(h, np.float32)
     b2 = 0.0
-    params = [a, b, mk, b1, w2]
+    params = [a, b, mk, b1, w2, le]
     moments = [np.zeros_like(p) for p in params]
     squares = [np.zeros_like(p) for p in params]
     moment_b2 = square_b2 = 0.0
@@ -1088,7 +1100,7 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
         return np.asarray(1 / (1 + np.exp(-z)))
 
     def forward(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        pre = cm[idx] @ a + ct[idx] @ b + mk[mask[idx]] + b1
+        pre = cm[idx] @ a + ct[idx] @ b + mk[mask[idx]] + b1 + np.outer(x[idx], le)
         hidden = np.maximum(pre, 0)
         return pre, hidden, e0[idx] / scale + hidden @ w2 + b2
 
@@ -1113,11 +1125,12 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
                 g_mask + NETWORK_L2 * mk,
                 g_hidden.sum(0),
                 g_w2,
+                x[idx] @ g_hidden + NETWORK_L2 * le,
             )
             for i, grad in enumerate(grads):
                 moments[i] = 0.9 * moments[i] + 0.1 * grad
                 squares[i] = 0.999 * squares[i] + 0.001 * grad * grad
-                params[i] -= (  # in place: a, b, mk, b1 and w2 are these arrays
+                params[i] -= (  # in place: a, b, mk, b1, w2 and le are these arrays
                     rate
                     * (moments[i] / (1 - 0.9**step))
                     / (np.sqrt(squares[i] / (1 - 0.999**step)) + 1e-8)
@@ -1132,7 +1145,7 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
         loss = _log_loss(sigmoid(forward(hold)[2]), y[hold])
         if loss < best[0]:
             best = (loss, epoch, [p.copy() for p in params], float(b2))
-    _, epoch, (a, b, mk, b1, w2), b2 = best
+    _, epoch, (a, b, mk, b1, w2, le), b2 = best
     unit = 1 << NET_SHIFT
 
     def rounded(values: np.ndarray, limit: int) -> tuple[int, ...]:
@@ -1146,8 +1159,11 @@ def fit_network(samples: NetworkSamples, scale: float, seed: int) -> NetworkFit:
         rounded(b1 * unit, NETWORK_BIAS_LIMIT),
         rounded(w2 * scale, NETWORK_OUT_LIMIT),
         max(-NETWORK_OUT_BIAS_LIMIT, min(NETWORK_OUT_BIAS_LIMIT, round(b2 * scale))),
+        rounded(le * unit * (1 << NET_LINEAR_SHIFT) / scale, NETWORK_LINEAR_LIMIT),
     )
-    value = network_value(network, samples.mover[hold], samples.other[hold], mask[hold])
+    value = network_value(
+        network, samples.mover[hold], samples.other[hold], mask[hold], e0[hold].astype(np.int64)
+    )
     return NetworkFit(
         network,
         _log_loss(sigmoid(e0[hold] / scale), y[hold]),

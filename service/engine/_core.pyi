@@ -135,6 +135,7 @@ def set_network(
     bias: Sequence[int],
     out: Sequence[int],
     out_bias: int,
+    linear: Sequence[int],
     /,
 ) -> None: ...
 def run_brain(in_fd: int, out_fd: int, /) -> None: ...

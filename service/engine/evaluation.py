@@ -57,6 +57,11 @@ CLASS_OF = {combination: number for number, combination in enumerate(_COMBINATIO
 NO_CORRECTION = (0,) * len(CLASSES)
 NET_HIDDEN = 16  # the network's hidden values (core/big/board.h's NET_HIDDEN)
 NET_SHIFT = 16  # its hidden values count in units of 2^-NET_SHIFT (board.h's NET_SHIFT)
+# Its weights for the linear sum's value count in units of 2^-NET_LINEAR_SHIFT
+# of a hidden unit per unit of the evaluation, the value clamped to
+# +-NET_INPUT_LIMIT first (board.h's).
+NET_LINEAR_SHIFT = 8
+NET_INPUT_LIMIT = 16384
 # The names of the masks' rows in an evaluation file: their numbers.
 MASK_NAMES = tuple(str(mask) for mask in range(THREAT_MASKS))
 
@@ -67,9 +72,10 @@ class Network:
     weights per class of combination for the side to move's cells
     (``mover``, flat, class by class in CLASSES' order) and for the other
     side's (``other``), and per threat mask (``mask``, mask by mask); a bias
-    and an output weight per hidden value, and the output bias. Hidden values
-    count in units of 2^-NET_SHIFT, the output in the evaluation's. All 0 is no
-    network."""
+    and an output weight per hidden value, and the output bias; and a weight
+    per hidden value for the linear sum's value (``linear``, see
+    NET_LINEAR_SHIFT). Hidden values count in units of 2^-NET_SHIFT, the
+    output in the evaluation's. All 0 is no network."""
 
     mover: tuple[int, ...]
     other: tuple[int, ...]
@@ -77,6 +83,7 @@ class Network:
     bias: tuple[int, ...]
     out: tuple[int, ...]
     out_bias: int
+    linear: tuple[int, ...] = (0,) * NET_HIDDEN
 
 
 NO_NETWORK = Network(
@@ -158,8 +165,8 @@ def load(path: Path) -> Weights:
 def read_network(record: dict[str, Any]) -> Network:
     """An evaluation file's network: its ``hidden`` width (NET_HIDDEN), the
     rows of the classes (``mover``, ``other``: by class name) and of the
-    masks (``mask``: by number) that are not all 0, ``bias``, ``out`` and
-    ``out_bias``; ValueError (or KeyError, TypeError) names what is wrong."""
+    masks (``mask``: by number) that are not all 0, ``bias``, ``out``,
+    ``out_bias`` and ``linear`` (all 0 where it is missing); ValueError (or KeyError, TypeError) names what is wrong."""
     if record["hidden"] != NET_HIDDEN:
         raise ValueError(f"the network's hidden width must be {NET_HIDDEN}")
 
@@ -183,6 +190,7 @@ def read_network(record: dict[str, Any]) -> Network:
         row(record["bias"]),
         row(record["out"]),
         int(record["out_bias"]),
+        row(record.get("linear", (0,) * NET_HIDDEN)),
     )
 
 
@@ -202,6 +210,7 @@ def network_record(network: Network) -> dict[str, Any]:
         "bias": list(network.bias),
         "out": list(network.out),
         "out_bias": network.out_bias,
+        "linear": list(network.linear),
         "mover": rows(network.mover, CLASSES),
         "other": rows(network.other, CLASSES),
         "mask": rows(network.mask, MASK_NAMES),
@@ -285,6 +294,9 @@ static const int EVALUATION_NETWORK_OUT[NET_HIDDEN] = {{
 {rows(weights.network.out, 16)}
 }};
 static const int EVALUATION_NETWORK_OUT_BIAS = {weights.network.out_bias};
+static const int EVALUATION_NETWORK_LINEAR[NET_HIDDEN] = {{
+{rows(weights.network.linear, 16)}
+}};
 
 #endif
 """
@@ -310,4 +322,7 @@ def apply(weights: Weights, core: ModuleType = _core) -> None:
         core.set_threat_values(weights.threat_values)
     if hasattr(core, "set_network"):
         n = weights.network
-        core.set_network(n.mover, n.other, n.mask, n.bias, n.out, n.out_bias)
+        try:
+            core.set_network(n.mover, n.other, n.mask, n.bias, n.out, n.out_bias, n.linear)
+        except TypeError:  # a build older than the linear weights takes the six
+            core.set_network(n.mover, n.other, n.mask, n.bias, n.out, n.out_bias)

@@ -45,6 +45,7 @@ def random_network(rng: random.Random) -> evaluation.Network:
         tuple(rng.randint(-100_000, 100_000) for _ in range(h)),
         tuple(rng.randint(-16384, 16384) for _ in range(h)),
         rng.randint(-4000, 4000),
+        tuple(rng.randint(-20_000, 20_000) for _ in range(h)),
     )
 
 
@@ -57,7 +58,7 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
     the weights, plus the value of the position's threat mask, plus each
     class of combination's correction times the side to move's cells of that
     class, less the other side's, plus the network's correction as
-    ``tune.network_value()`` computes it from the same counts."""
+    ``tune.network_value()`` computes it from the same counts and that sum."""
     in_force = evaluation.load(evaluation.EVALUATION_FILE)
     weights = in_force
     if weights_seed is not None:
@@ -99,8 +100,11 @@ def test_the_features_dotted_with_the_weights_are_the_cores_evaluation(
                     *counts, weights.correction, weights.correction_other, strict=True
                 )
             )
-            network = int(tune.network_value(weights.network, [counts[0]], [counts[1]], [mask])[0])
-            assert linear + weights.threat_values[mask] + corrections + network == value
+            linear += weights.threat_values[mask] + corrections
+            network = int(
+                tune.network_value(weights.network, [counts[0]], [counts[1]], [mask], [linear])[0]
+            )
+            assert linear + network == value
             masks.add(mask)
             networks.add(network)
             checked += 1
@@ -359,7 +363,9 @@ def test_corrections_out_of_range_are_refused(correction: list[int], message: st
         (3, 1 << 21, "within"),
         (4, 16385, "within"),
         (5, 4001, "within"),
+        (6, -(1 << 20) - 1, "within"),
         (0, None, "must have 11440 items"),
+        (6, None, "must have 16 items"),
     ],
 )
 def test_a_network_out_of_range_is_refused(part: int, value: int | None, message: str) -> None:
@@ -374,6 +380,7 @@ def test_a_network_out_of_range_is_refused(part: int, value: int | None, message
         list(in_force.bias),
         list(in_force.out),
         in_force.out_bias,
+        list(in_force.linear),
     ]
     if part == 5:
         args[5] = value
@@ -403,7 +410,7 @@ def test_the_network_fit_learns_what_a_network_made(tune: ModuleType) -> None:
     other[:, common] = rng.integers(0, 6, (n, 40))
     mask = rng.integers(0, 4, n)
     scale = 1000.0
-    base = rng.normal(0, 300, n)
+    base = np.round(rng.normal(0, 300, n))
     made = tune.Network(
         tuple(int(v) for v in rng.integers(-3000, 3000, classes * h)),
         tuple(int(v) for v in rng.integers(-3000, 3000, classes * h)),
@@ -411,8 +418,9 @@ def test_the_network_fit_learns_what_a_network_made(tune: ModuleType) -> None:
         (0,) * h,
         tuple(int(v) for v in rng.integers(-300, 300, h)),
         0,
+        tuple(int(v) for v in rng.integers(-8000, 8000, h)),
     )
-    z = (base + tune.network_value(made, mover, other, mask)) / scale
+    z = (base + tune.network_value(made, mover, other, mask, base.astype(np.int64))) / scale
     samples = tune.NetworkSamples(mover, other, mask, base, 1 / (1 + np.exp(-z)))
     fit = tune.fit_network(samples, scale, seed=1)
     floor = float(np.mean(-(samples.target * z - np.log1p(np.exp(z)))))

@@ -291,7 +291,7 @@ def test_the_evaluation_weights_are_the_python_sides() -> None:
         2, *weights.correction, *weights.correction_other,
         2, *weights.network.mover, *weights.network.other,
         *weights.network.mask, *weights.network.bias, *weights.network.out,
-        weights.network.out_bias,
+        weights.network.out_bias, *weights.network.linear,
     ]  # fmt: skip
     assert len(weights.correction) == len(CLASSES) == 715
 

@@ -24,7 +24,8 @@ main(void)
                            EVALUATION_CORRECTION) < 0 ||
         big_set_threat_values(EVALUATION_THREAT_VALUES) < 0 ||
         big_set_network(EVALUATION_NETWORK_CELLS, EVALUATION_NETWORK_MASK, EVALUATION_NETWORK_BIAS,
-                        EVALUATION_NETWORK_OUT, EVALUATION_NETWORK_OUT_BIAS) < 0) {
+                        EVALUATION_NETWORK_OUT, EVALUATION_NETWORK_OUT_BIAS,
+                        EVALUATION_NETWORK_LINEAR) < 0) {
         return 1;
     }
     /* A manager reads every line on standard output as an answer but MESSAGE

@@ -310,17 +310,23 @@ int big_set_threat_values(const int values[THREAT_MASKS]);
  * ([0]) and for the other side's ([1]), and per threat mask, each weight
  * within +-NET_WEIGHT_LIMIT; a bias per hidden value within
  * +-NET_BIAS_LIMIT; an output weight per hidden value within
- * +-NET_OUT_LIMIT and an output bias within +-THREAT_VALUE_LIMIT. Hidden
- * values count in units of 2^-16 (NET_SHIFT); all 0 (as before any call) is
- * no network. -1 if a weight is out of range. As big_set_evaluation(): only
- * before any board is made, with the GIL held. */
+ * +-NET_OUT_LIMIT and an output bias within +-THREAT_VALUE_LIMIT; and a
+ * weight per hidden value for the linear sum's value (``linear``, within
+ * +-NET_LINEAR_LIMIT, in units of 2^-NET_LINEAR_SHIFT of a hidden unit per
+ * unit of the evaluation; the value clamped to +-NET_INPUT_LIMIT first).
+ * Hidden values count in units of 2^-16 (NET_SHIFT); all 0 (as before any
+ * call) is no network. -1 if a weight is out of range. As
+ * big_set_evaluation(): only before any board is made, with the GIL held. */
 #define NET_WEIGHT_LIMIT 32767
 #define NET_BIAS_LIMIT (1 << 20)
 #define NET_OUT_LIMIT 16384
 #define NET_SHIFT 16
+#define NET_LINEAR_LIMIT (1 << 20)
+#define NET_LINEAR_SHIFT 8
+#define NET_INPUT_LIMIT 16384
 int big_set_network(const int cells[2][COMBINATION_CLASSES][NET_HIDDEN],
                     const int mask[THREAT_MASKS][NET_HIDDEN], const int bias[NET_HIDDEN],
-                    const int out[NET_HIDDEN], int out_bias);
+                    const int out[NET_HIDDEN], int out_bias, const int linear[NET_HIDDEN]);
 /* The network's rows of the cells' classes, as big_set_network() took them
  * (board.c keeps each side's sums of them as the board plays). */
 extern int16_t big_net_cells[2][COMBINATION_CLASSES][NET_HIDDEN];

@@ -19,12 +19,14 @@
  * it is set): a hidden layer of NET_HIDDEN values, each the sum over the
  * empty cells of its weight for the cell's class of combination (the side
  * to move's cells with the mover's row, the other side's with the other's),
- * plus its weight for the position's threat mask and its bias; the
+ * plus its weight for the position's threat mask, its weight times the
+ * linear sum's value (clamped: how far the sum's verdict is to be trusted
+ * depends on the rest) and its bias; the
  * correction is the sum of the positive hidden values times their output
  * weights, plus the output bias. What the linear sum cannot say (how the
  * cells' worths combine: two sides' development at once, say) it can. The
  * cells' sums are kept as the board plays (board.c), so an evaluation
- * costs NET_HIDDEN multiplications.
+ * costs 2 NET_HIDDEN multiplications.
  */
 #include "board.h"
 
@@ -49,6 +51,7 @@ int16_t big_net_cells[2][COMBINATION_CLASSES][NET_HIDDEN] __attribute__((aligned
 static int16_t NET_MASK[THREAT_MASKS][NET_HIDDEN];
 static int32_t NET_BIAS[NET_HIDDEN];
 static int32_t NET_OUT[NET_HIDDEN];
+static int32_t NET_LINEAR[NET_HIDDEN];
 static int NET_OUT_BIAS;
 
 Combination combinations[COMBINATIONS];
@@ -198,7 +201,7 @@ big_set_threat_values(const int values[THREAT_MASKS])
 int
 big_set_network(const int cells[2][COMBINATION_CLASSES][NET_HIDDEN],
                 const int mask[THREAT_MASKS][NET_HIDDEN], const int bias[NET_HIDDEN],
-                const int out[NET_HIDDEN], int out_bias)
+                const int out[NET_HIDDEN], int out_bias, const int linear[NET_HIDDEN])
 {
     for (int side = 0; side < 2; side++) {
         for (int c = 0; c < COMBINATION_CLASSES; c++) {
@@ -213,7 +216,7 @@ big_set_network(const int cells[2][COMBINATION_CLASSES][NET_HIDDEN],
         }
     }
     if (!within(bias, NET_HIDDEN, NET_BIAS_LIMIT) || !within(out, NET_HIDDEN, NET_OUT_LIMIT) ||
-        !within(&out_bias, 1, THREAT_VALUE_LIMIT)) {
+        !within(&out_bias, 1, THREAT_VALUE_LIMIT) || !within(linear, NET_HIDDEN, NET_LINEAR_LIMIT)) {
         return -1;
     }
     for (int h = 0; h < NET_HIDDEN; h++) {
@@ -227,6 +230,7 @@ big_set_network(const int cells[2][COMBINATION_CLASSES][NET_HIDDEN],
         }
         NET_BIAS[h] = bias[h];
         NET_OUT[h] = out[h];
+        NET_LINEAR[h] = linear[h];
     }
     NET_OUT_BIAS = out_bias;
     return 0;
@@ -241,15 +245,19 @@ big_combinations_init(void)
 }
 
 /* The network's correction (see above) for the side to move, ``mask`` the
- * position's threat mask. */
+ * position's threat mask and ``linear`` the linear sum's value. */
 static inline int
-network_value(const BigBoard *b, int mask)
+network_value(const BigBoard *b, int mask, int linear)
 {
     const int32_t *mover = b->net[b->side][0], *other = b->net[!b->side][1];
+    int64_t input = linear < -NET_INPUT_LIMIT ? -NET_INPUT_LIMIT
+                    : linear > NET_INPUT_LIMIT ? NET_INPUT_LIMIT
+                                               : linear;
     int64_t out = 0;
     for (int h = 0; h < NET_HIDDEN; h++) {
-        int32_t hidden = mover[h] + other[h] + NET_MASK[mask][h] + NET_BIAS[h];
-        out += (int64_t)(hidden > 0 ? hidden : 0) * NET_OUT[h];
+        int64_t hidden = (int64_t)mover[h] + other[h] + NET_MASK[mask][h] + NET_BIAS[h] +
+                         ((input * NET_LINEAR[h]) >> NET_LINEAR_SHIFT);
+        out += (hidden > 0 ? hidden : 0) * NET_OUT[h];
     }
     return (int)(out >> NET_SHIFT) + NET_OUT_BIAS;
 }
@@ -258,6 +266,6 @@ int
 big_evaluate(const BigBoard *b)
 {
     int me = b->side, mask = big_threat_mask(b);
-    return b->worth_sum[me] - b->other_sum[!me] + TEMPO + THREAT_VALUE[mask] +
-           network_value(b, mask);
+    int linear = b->worth_sum[me] - b->other_sum[!me] + TEMPO + THREAT_VALUE[mask];
+    return linear + network_value(b, mask, linear);
 }

@@ -27,7 +27,9 @@
  * variation, where no four or open three is to be answered, a static
  * evaluation that beats beta by FUTILITY_MARGIN a ply of depth left is taken
  * for the node's value without a search (futility pruning; where the table's
- * bound on the node says better than the evaluation, the bound is used). The
+ * bound on the node says better than the evaluation, the bound is used). A
+ * node of depth IIR_DEPTH or more with no move from the table is searched a
+ * ply shallower (internal iterative reduction). The
  * static evaluation is kept by ply (eval_at[]): a side whose evaluation rose
  * over its last two moves is improving, and is pruned less (a ply less of
  * futility margin, twice the moves before move-count pruning). Late quiet moves,
@@ -65,6 +67,9 @@
  * (370: about Rapfi's 63 a ply, scaled by the two evaluations' logistic
  * scales, 1,167.5 / 200). */
 #define FUTILITY_MARGIN 370
+/* Internal iterative reduction: a node of this depth or more with no move
+ * from the table is searched a ply shallower. */
+#define IIR_DEPTH 4
 #define HISTORY_GOOD 1000
 /* What making (attack) and taking (defence) each kind of cell is worth in the
  * move order. */
@@ -295,6 +300,12 @@ big_pvs(BigSearch *S, int depth, int alpha, int beta, int ply)
         S->misses++;
     }
     int facing = big_threat_flex4(b, them) >= 0; /* an open three: the moves are its defences */
+    /* No move from the table at a deep node: the table has not seen it, or
+     * not at any depth worth keeping; a ply less (internal iterative
+     * reduction) finds it a move the next visit starts from. */
+    if (first < 0 && !threats && depth >= IIR_DEPTH) {
+        depth--;
+    }
     /* The static evaluation, kept by ply for the improving flag (answering a
      * four, the other side's negated, as no evaluation is made there). */
     int improving = 0;

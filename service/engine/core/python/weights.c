@@ -85,27 +85,29 @@ core_set_threat_values(PyObject *Py_UNUSED(module), PyObject *args)
 PyObject *
 core_set_network(PyObject *Py_UNUSED(module), PyObject *args)
 {
-    PyObject *mover_arg, *other_arg, *mask_arg, *bias_arg, *out_arg;
-    int out_bias, bias[NET_HIDDEN], out[NET_HIDDEN];
+    PyObject *mover_arg, *other_arg, *mask_arg, *bias_arg, *out_arg, *linear_arg;
+    int out_bias, bias[NET_HIDDEN], out[NET_HIDDEN], linear[NET_HIDDEN];
     /* the GIL held: one caller at a time */
     static int cells[2][COMBINATION_CLASSES][NET_HIDDEN], mask[THREAT_MASKS][NET_HIDDEN];
-    if (!PyArg_ParseTuple(args, "OOOOOi", &mover_arg, &other_arg, &mask_arg, &bias_arg, &out_arg,
-                          &out_bias)) {
+    if (!PyArg_ParseTuple(args, "OOOOOiO", &mover_arg, &other_arg, &mask_arg, &bias_arg, &out_arg,
+                          &out_bias, &linear_arg)) {
         return NULL;
     }
     if (read_ints(mover_arg, COMBINATION_CLASSES * NET_HIDDEN, &cells[0][0][0], "mover") < 0 ||
         read_ints(other_arg, COMBINATION_CLASSES * NET_HIDDEN, &cells[1][0][0], "other") < 0 ||
         read_ints(mask_arg, THREAT_MASKS * NET_HIDDEN, &mask[0][0], "mask") < 0 ||
         read_ints(bias_arg, NET_HIDDEN, bias, "bias") < 0 ||
-        read_ints(out_arg, NET_HIDDEN, out, "out") < 0) {
+        read_ints(out_arg, NET_HIDDEN, out, "out") < 0 ||
+        read_ints(linear_arg, NET_HIDDEN, linear, "linear") < 0) {
         return NULL;
     }
     if (big_set_network((const int(*)[COMBINATION_CLASSES][NET_HIDDEN])cells,
-                        (const int(*)[NET_HIDDEN])mask, bias, out, out_bias) < 0) {
+                        (const int(*)[NET_HIDDEN])mask, bias, out, out_bias, linear) < 0) {
         PyErr_Format(PyExc_ValueError,
                      "the cells' and masks' weights must be within +-%d, the biases +-%d, the "
-                     "output weights +-%d and the output bias +-%d",
-                     NET_WEIGHT_LIMIT, NET_BIAS_LIMIT, NET_OUT_LIMIT, THREAT_VALUE_LIMIT);
+                     "output weights +-%d, the output bias +-%d and the linear weights +-%d",
+                     NET_WEIGHT_LIMIT, NET_BIAS_LIMIT, NET_OUT_LIMIT, THREAT_VALUE_LIMIT,
+                     NET_LINEAR_LIMIT);
         return NULL;
     }
     Py_RETURN_NONE;
