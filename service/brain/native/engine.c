@@ -38,6 +38,11 @@ engine_open(Engine *e, uint64_t table_bytes, int max_depth)
         engine_close(e);
         return -1;
     }
+    /* All the table's memory now (at START), on huge pages: moved to them
+     * as it filled (core/table.c), the first moves of a game overran their
+     * deadline by up to 180 ms on a loaded machine where other brains started
+     * meanwhile (docs/strength.md, "Time"). */
+    table_prefault(&e->table);
     return 0;
 }
 

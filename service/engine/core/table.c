@@ -60,6 +60,20 @@ table_init(Table *t, uint64_t size)
 }
 
 void
+table_prefault(Table *t)
+{
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&t->huge_asked, &expected, 1)) {
+        platform_advise_huge(t->entries, table_bytes(t)); /* before the first touch */
+    }
+    /* One write a small page: each page (or huge page) is faulted in here. */
+    volatile char *bytes = (volatile char *)t->entries;
+    for (size_t at = 0; at < table_bytes(t); at += 4096) {
+        bytes[at] = 0;
+    }
+}
+
+void
 table_free(Table *t)
 {
     if (t->mapping != NULL) {

@@ -92,6 +92,12 @@ typedef struct {
  * forgets every entry, only while no search runs. (In Python, the Table type
  * of python/types.c wraps one.) */
 int table_init(Table *t, uint64_t size);
+/* Give a new table all its memory now, on huge pages where the platform has
+ * them, instead of as it fills: no page fault and no move to huge pages
+ * (move_to_huge_pages()) is left for a later search to wait on. For a
+ * program that must answer on time and can pay at start-up (the Gomocup
+ * brain's START: native/engine.c). */
+void table_prefault(Table *t);
 void table_free(Table *t);
 void table_clear(Table *t);
 
