@@ -166,7 +166,8 @@ def read_network(record: dict[str, Any]) -> Network:
     """An evaluation file's network: its ``hidden`` width (NET_HIDDEN), the
     rows of the classes (``mover``, ``other``: by class name) and of the
     masks (``mask``: by number) that are not all 0, ``bias``, ``out``,
-    ``out_bias`` and ``linear`` (all 0 where it is missing); ValueError (or KeyError, TypeError) names what is wrong."""
+    ``out_bias`` and ``linear`` (all 0 where it is missing); ValueError (or
+    KeyError, TypeError) names what is wrong."""
     if record["hidden"] != NET_HIDDEN:
         raise ValueError(f"the network's hidden width must be {NET_HIDDEN}")
 
