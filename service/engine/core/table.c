@@ -68,7 +68,7 @@ table_prefault(Table *t)
     }
     /* One write a small page: each page (or huge page) is faulted in here. */
     volatile char *bytes = (volatile char *)t->entries;
-    for (size_t at = 0; at < table_bytes(t); at += 4096) {
+    for (size_t at = 0; at < table_bytes(t); at += SMALL_PAGE_BYTES) {
         bytes[at] = 0;
     }
 }

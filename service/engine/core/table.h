@@ -30,6 +30,7 @@
 #define BUCKET_SLOTS 3 /* entries of 21 bytes in a bucket of one 64-byte cache line */
 #define BUCKET_BYTES 64
 #define HUGE_PAGE_BYTES ((size_t)2 << 20)
+#define SMALL_PAGE_BYTES ((size_t)4 << 10)
 /* The largest table a caller may ask for: 1 TiB. */
 #define MAX_TABLE_BYTES ((uint64_t)1 << 40)
 #define HUGE_AFTER_ENTRIES 1024

@@ -26,12 +26,11 @@ static PyMethodDef core_methods[] = {
      "before any search, once, at import, with service/engine/evaluation.json."},
     {"set_network", (PyCFunction)core_set_network, METH_VARARGS,
      "set_network(mover, other, mask, bias, out, out_bias, linear, /): the big boards'\n"
-     "evaluation's\n"
-     "network (see core/big/evaluation.c): 16 weights per class of combination (715) for the\n"
-     "side to move's cells and for the other side's, and per threat mask (512), each flat, class\n"
-     "by class; 16 biases, 16 output weights, the output bias and 16 weights for the linear\n"
-     "sum's value. As set_evaluation: only\n"
-     "before any search, once, at import, with service/engine/evaluation.json."},
+     "evaluation's network (see core/big/evaluation.c): 16 weights per class of combination\n"
+     "(715) for the side to move's cells and for the other side's, and per threat mask (512),\n"
+     "each flat, class by class; 16 biases, 16 output weights, the output bias and 16 weights\n"
+     "for the linear sum's value. As set_evaluation: only before any search, once, at import,\n"
+     "with service/engine/evaluation.json."},
     {"big_board", (PyCFunction)core_big_board, METH_VARARGS,
      "big_board(rows, cols, k, rule, moves) -> (cells, sets, evaluation, worth_sums): the\n"
      "big board after the moves (X first; -1 takes the last move back). cells[c] is the\n"
