@@ -27,10 +27,13 @@ scores within ``--balance`` of even, and with ``--decided-by`` only those that
 time decides.
 
 Both sides get their own ``timeout_turn`` and no match clock unless
-``--match-ms`` is given. For each side the report gives the time per reply,
-the longest, the share of the turn used, and the replies later than the turn
-("late"). A reply later than ``--forfeit-ms`` past the turn, an illegal move,
-or a crash loses the game. Two games run at once, one per core.
+``--match-ms`` is given: then the referee keeps each side's clock for the
+game as a manager does (``timeout_match``, ``time_left`` before each move,
+the replies' times taken off), and a side whose clock runs out loses. For
+each side the report gives the time per reply, the longest, the share of the
+turn used, and the replies later than the turn ("late"). A reply later than
+``--forfeit-ms`` past the turn, an illegal move, or a crash loses the game.
+Two games run at once, one per core.
 
 ``--busy N`` keeps N more processes spinning on the CPU for the whole match:
 the clock's test on a machine loaded from outside (each brain then gets a
@@ -292,10 +295,7 @@ def play_game(
     common = max(ours.turn_ms, theirs.turn_ms)
 
     def infos(side: Side) -> tuple[str, ...]:
-        lines = [f"INFO timeout_turn {side.turn_ms}"]
-        if match_ms:
-            lines += [f"INFO timeout_match {match_ms}", f"INFO time_left {match_ms}"]
-        return (*lines, *side.infos)
+        return (f"INFO timeout_turn {side.turn_ms}", *side.infos)
 
     return play(
         size,
@@ -306,6 +306,7 @@ def play_game(
         answer_timeout=(common + forfeit_ms) / 1000,
         infos=(infos(first), infos(second)),
         pause=pause,
+        match_ms=match_ms,
     )
 
 

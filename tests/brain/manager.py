@@ -263,10 +263,14 @@ def play(
     answer_timeout: float = ANSWER_TIMEOUT,
     infos: tuple[Sequence[str], Sequence[str]] = ((), ()),
     pause: float = 0.0,
+    match_ms: int = 0,
 ) -> Game:
     """Two brains play until a row is made, the board is full, or one forfeits
     (an illegal move, under renju Black's forbidden ones included, no answer,
-    or an answer past ``answer_timeout``).
+    an answer past ``answer_timeout``, or with ``match_ms`` its match clock
+    run out). ``match_ms``: each brain's clock for the game, as a manager
+    keeps it: ``timeout_match`` at the start, ``time_left`` before each of
+    its moves, its replies' times taken off.
     ``infos`` are INFO lines of each entrant's own, sent after the common ones
     (an entrant's own ``timeout_turn`` among them overrides the common one).
     ``pause`` seconds pass before each move is asked for: some brains (Rapfi)
@@ -278,14 +282,17 @@ def play(
             assert player.ask(f"START {size}") == "OK"
             player.send(
                 f"INFO timeout_turn {turn_ms}",
-                "INFO timeout_match 0",
+                f"INFO timeout_match {match_ms}",
                 f"INFO rule {RULE_NUMBERS[rule]}",
                 *own,
             )
         told = [False, False]  # whether each brain has been given the game so far
+        left_ms = [float(match_ms), float(match_ms)]
         turn = 0
         while True:
             mover = players[turn]
+            if match_ms:
+                mover.send(f"INFO time_left {max(0, int(left_ms[turn]))}")
             if told[turn]:
                 command: tuple[str, ...] = (f"TURN {game.moves[-1][0]},{game.moves[-1][1]}",)
             elif game.moves:
@@ -308,6 +315,11 @@ def play(
                 game.winner = 1 - turn
                 return game
             game.replies_ms[turn].append((time.monotonic() - started) * 1000)
+            left_ms[turn] -= game.replies_ms[turn][-1]
+            if match_ms and left_ms[turn] < 0:
+                game.forfeit = f"entrant {turn} ran out of its match clock ({left_ms[turn]:.0f} ms)"
+                game.winner = 1 - turn
+                return game
             if not (0 <= x < size and 0 <= y < size) or (x, y) in game.moves:
                 game.forfeit = f"entrant {turn} played {answer!r}"
                 game.winner = 1 - turn

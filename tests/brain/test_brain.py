@@ -145,8 +145,13 @@ def test_exactly_five_is_honoured() -> None:
         (Clock(turn_ms=5_000, left_ms=9_000), 0, 0.28),  # time_left alone is honoured
         (Clock(turn_ms=5_000, left_ms=9_000), 40, 0.43),  # over 20 moves, 40 stones in
         (Clock(turn_ms=5_000, left_ms=9_000), 300, 0.88),  # never fewer than 10 moves
-        (Clock(turn_ms=5_000, left_ms=300), 0, 0.02),  # the floor
-        (Clock(turn_ms=5_000, left_ms=-300), 0, 0.02),  # out of time (the protocol allows it)
+        (Clock(turn_ms=5_000, left_ms=1_000), 0, 0.02),  # the floor
+        # Near the end of the match clock the floor is a 40th of what is left,
+        (Clock(turn_ms=5_000, left_ms=300), 0, 0.0075),
+        (Clock(turn_ms=5_000, left_ms=100), 300, 0.0025),
+        # and with none left (the protocol allows less), a search of depth 1.
+        (Clock(turn_ms=5_000, left_ms=0, match_ms=60_000), 0, 0.0),
+        (Clock(turn_ms=5_000, left_ms=-300), 0, 0.0),
         (Clock(turn_ms=5_000, left_ms=0), 0, 4.48),  # 0 and no match: no match clock
         (Clock(turn_ms=5_000, left_ms=2_147_483_647), 0, 4.48),  # the protocol's unlimited
     ],
@@ -219,6 +224,47 @@ def test_the_referee_forfeits_blacks_forbidden_move() -> None:
     game = play(15, Rule.FREESTYLE, turn_ms=100, entrants=entrants, opening=opening)
     assert game.moves[len(opening)] == (7, 7)
     assert game.forfeit == "entrant 1 played '7,7'"  # the cell was taken
+
+
+def stepping_brain(row: int, seconds: float, told: bool = False) -> tuple[str, ...]:
+    """A brain that answers its n-th request for a move with (n, row) after
+    ``seconds``; with ``told``, only when a time_left below the last one came
+    since its last move (else it answers the illegal -1,-1)."""
+    return (
+        sys.executable,
+        "-c",
+        "import sys, time\n"
+        "n, last, fresh = 0, 10**9, False\n"
+        "for line in sys.stdin:\n"
+        "    word = line.split()[0] if line.split() else ''\n"
+        "    if word == 'START': print('OK', flush=True)\n"
+        "    elif line.startswith('INFO time_left'):\n"
+        "        left = int(line.split()[2])\n"
+        "        fresh, last = left < last, left\n"
+        "    elif word in ('BEGIN', 'TURN', 'DONE'):\n"
+        f"        time.sleep({seconds})\n"
+        f"        print(f'{{n}},{row}' if fresh or not {told} else '-1,-1', flush=True)\n"
+        "        n, fresh = n + 1, False\n"
+        "    elif word == 'END': break\n",
+    )
+
+
+def test_the_referee_keeps_each_sides_match_clock() -> None:
+    """Each side is told its time left, less than before, before each move,
+    and loses when its clock runs out: 150 ms a move from 400 ms runs out at
+    the third."""
+    entrants = (Entrant(stepping_brain(0, 0.15, told=True)), Entrant(stepping_brain(14, 0.01)))
+    game = play(15, Rule.FREESTYLE, turn_ms=1_000, entrants=entrants, match_ms=400)
+    assert game.winner == 1 and len(game.replies_ms[0]) == 3
+    assert game.forfeit is not None
+    assert game.forfeit.startswith("entrant 0 ran out of its match clock (-")
+    # Without a match clock the same brains play on to a row (the first
+    # told nothing, so it plays nothing legal: the referee forfeits it).
+    game = play(15, Rule.FREESTYLE, turn_ms=1_000, entrants=entrants)
+    assert game.forfeit == "entrant 0 played '-1,-1'"
+    entrants = (Entrant(stepping_brain(0, 0.15)), entrants[1])
+    game = play(15, Rule.FREESTYLE, turn_ms=1_000, entrants=entrants)
+    assert game.forfeit is None and game.winner == 0 and len(game.replies_ms[0]) == 5
 
 
 def test_a_move_is_given_its_share_of_the_clock() -> None:

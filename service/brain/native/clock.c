@@ -3,7 +3,10 @@
  * a move may search for TURN_SHARE of timeout_turn, capped, where a match
  * clock runs, by the time left shared among the moves still expected, less
  * SAFETY_MS and the longest lag past its deadline measured (decaying); never
- * less than MIN_THINK_MS. "Until told" (a negative number here, None there):
+ * less than MIN_THINK_MS, or where a match clock runs, than the time left
+ * over FLOOR_MOVES where that is less (near the end of a match clock, 20 ms
+ * a move would run it out: the floor shrinks with it, down to a search of
+ * depth 1 at none left). "Until told" (a negative number here, None there):
  * a turn of UNLIMITED_TURN_MS or more with no match clock running or a match
  * of UNLIMITED_MATCH_MS or more.
  */
@@ -16,6 +19,7 @@
 #define MATCH_MOVES 30
 #define MOVES_PER_STONE 4
 #define MIN_MOVES_LEFT 10
+#define FLOOR_MOVES 40
 #define DEFAULT_TURN_MS 5000
 #define UNLIMITED_TURN_MS 2000000
 #define UNLIMITED_MATCH_MS 100000000
@@ -49,13 +53,15 @@ clock_think_seconds(const BrainClock *c, int stones)
         return -1.0;
     }
     double share = c->turn_ms > 0 ? (double)c->turn_ms * TURN_SHARE : MIN_THINK_MS;
+    double floor = MIN_THINK_MS;
     if (c->has_left && clock_match_runs(c)) {
         double left = c->left_ms > 0 ? (double)c->left_ms : 0.0;
         double per_move = left / moves_left(stones);
         share = per_move < share ? per_move : share;
+        floor = left / FLOOR_MOVES < floor ? left / FLOOR_MOVES : floor;
     }
     double think = share - SAFETY_MS - c->lag_ms;
-    return (think > MIN_THINK_MS ? think : MIN_THINK_MS) / 1000;
+    return (think > floor ? think : floor) / 1000;
 }
 
 void
