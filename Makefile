@@ -249,6 +249,7 @@ bench: $(DEV_STAMP)
 	@echo "How many of the reference's forced wins our engine sees at a node count (the committed set):"
 	@echo "  .venv/bin/python bench/win_sight.py --budgets 100000,400000,1600000"
 	@echo "The clock with the machine busy:  make match OPPONENT=brain MATCH_ARGS='--turn-ms 300 --pairs 24 --busy 2'"
+	@echo "A match clock kept by the referee (a side out of time loses):  make match MATCH_ARGS='--turn-ms 3000 --match-ms 18000 --pairs 64'"
 	bash .ci/install-bench-tools.sh
 	$(PY) bench/engine.py
 	$(PY) bench/load.py
