@@ -251,18 +251,19 @@ def stepping_brain(row: int, seconds: float, told: bool = False) -> tuple[str, .
 
 def test_the_referee_keeps_each_sides_match_clock() -> None:
     """Each side is told its time left, less than before, before each move,
-    and loses when its clock runs out: 150 ms a move from 400 ms runs out at
-    the third."""
-    entrants = (Entrant(stepping_brain(0, 0.15, told=True)), Entrant(stepping_brain(14, 0.01)))
-    game = play(15, Rule.FREESTYLE, turn_ms=1_000, entrants=entrants, match_ms=400)
+    and loses when its clock runs out: 250 ms a move from 650 ms runs out at
+    the third (the first two may each take 75 ms more)."""
+    entrants = (Entrant(stepping_brain(0, 0.25, told=True)), Entrant(stepping_brain(14, 0.01)))
+    game = play(15, Rule.FREESTYLE, turn_ms=1_000, entrants=entrants, match_ms=650)
     assert game.winner == 1 and len(game.replies_ms[0]) == 3
     assert game.forfeit is not None
     assert game.forfeit.startswith("entrant 0 ran out of its match clock (-")
-    # Without a match clock the same brains play on to a row (the first
-    # told nothing, so it plays nothing legal: the referee forfeits it).
+    # Without a match clock no time_left is sent: the first brain, told
+    # nothing, answers -1,-1 and forfeits; one that does not wait to be told
+    # plays on to its row.
     game = play(15, Rule.FREESTYLE, turn_ms=1_000, entrants=entrants)
     assert game.forfeit == "entrant 0 played '-1,-1'"
-    entrants = (Entrant(stepping_brain(0, 0.15)), entrants[1])
+    entrants = (Entrant(stepping_brain(0, 0.01)), entrants[1])
     game = play(15, Rule.FREESTYLE, turn_ms=1_000, entrants=entrants)
     assert game.forfeit is None and game.winner == 0 and len(game.replies_ms[0]) == 5
 
